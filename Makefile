@@ -1,0 +1,166 @@
+# timens — clocks of their own for containers, in user space.
+#
+#   make            build everything (build/)
+#   make check      unit + live + bats tests, and an ASan+UBSan build of unit + live
+#   make demo       build, then run real programs under shifted clocks
+#   make bench      benchmarks, printed side by side with their baselines
+#   make lint       clang-format --dry-run, shellcheck, cppcheck
+#   make fuzz       run the libFuzzer targets for longer (FUZZ_SECONDS each)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install missing Debian build/test dependencies (apt-get)
+#
+# Knobs: WERROR=1 (default; 0 to let warnings through), ASAN=1 (build into
+# build-asan/ with ASan+UBSan), V=1 (show commands).
+
+WERROR ?= 1
+ASAN ?= 0
+V ?= 0
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+FUZZ_SECONDS ?= 60
+
+CC ?= gcc
+FUZZ_CC ?= clang
+
+ifeq ($(ASAN),1)
+BUILDDIR ?= build-asan
+else
+BUILDDIR ?= build
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKGS := libseccomp libsystemd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lsystemd)
+
+# Warnings as bubblewrap's meson.build sets them.
+WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+	-Wformat=2 -Wundef -Wpointer-arith -Wcast-align -Wwrite-strings \
+	-Wnull-dereference -Wimplicit-fallthrough -Wvla -Wdate-time \
+	-Werror=implicit-function-declaration -Werror=return-type \
+	-Wno-unused-parameter # callbacks of sd-event and libseccomp share one signature
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+
+SAN_FLAGS :=
+ifeq ($(ASAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+BASE_CFLAGS := -std=gnu11 -O2 -g -D_GNU_SOURCE -fno-strict-aliasing -fstack-protector-strong \
+	-D_FORTIFY_SOURCE=2 -fPIC $(WARNINGS) $(SAN_FLAGS) -Ilib -Iproto $(PKG_CFLAGS)
+ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(LIB_SRCS))
+LIBTIMENS := $(BUILDDIR)/libtimens.a
+
+CTL_SRCS := $(wildcard daemon/timensctl*.c)
+CTL_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(CTL_SRCS))
+
+UNIT_SRCS := $(wildcard tests/unit/test-*.c)
+UNIT_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(UNIT_SRCS))
+LIVE_SRCS := $(wildcard tests/live/test-*.c)
+LIVE_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(LIVE_SRCS))
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(HELPER_SRCS))
+BENCH_SRCS := $(wildcard tests/bench/bench-*.c)
+BENCH_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(BENCH_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
+
+PROGRAMS := $(BUILDDIR)/timensctl
+
+.PHONY: all check check-quick demo bench lint fuzz install uninstall deps deps-auto clean \
+	tests unit live bats asan-check fuzz-smoke
+
+all: $(PROGRAMS) tests
+
+tests: $(UNIT_BINS) $(LIVE_BINS) $(HELPER_BINS) $(BENCH_BINS)
+
+$(BUILDDIR)/%.o: %.c $(wildcard lib/*.h proto/*.h tests/include/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(LIBTIMENS): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILDDIR)/timensctl: $(CTL_OBJS) $(LIBTIMENS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(LIBTIMENS) $(PKG_LIBS)
+
+# Unit, live and helper programs: one source file each, linked with the library.
+$(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS) $(wildcard lib/*.h tests/include/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/include $(ALL_LDFLAGS) -o $@ $< $(LIBTIMENS) $(PKG_LIBS) -lm
+
+# Static variants of the probes, so tests cover binaries that carry their
+# own libc.
+$(BUILDDIR)/tests/helpers/%-static: tests/helpers/%.c $(LIBTIMENS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(BASE_CFLAGS) -static -o $@ $< -lm
+
+# libFuzzer targets (clang only), with ASan+UBSan.
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard lib/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+
+deps:
+	scripts/deps.sh build test
+
+# demo and check install what is missing on their own (a fresh Debian 12).
+deps-auto:
+	@scripts/deps.sh --check build test >/dev/null 2>&1 || scripts/deps.sh build test
+
+demo: deps-auto
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/demo.sh $(BUILDDIR)
+
+check: deps-auto
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory ASAN=1 tests
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)tests/run-all.sh
+
+bench: deps-auto
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/bench/run.sh $(BUILDDIR)
+
+fuzz: deps-auto $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do \
+		mkdir -p build-fuzz/corpus/$$(basename $$f); \
+		$$f -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus/$$(basename $$f) tests/fuzz/corpus/$$(basename $$f) || exit 1; \
+	done
+
+lint:
+	@scripts/deps.sh --check lint >/dev/null 2>&1 || scripts/deps.sh lint
+	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(wildcard lib/*.h daemon/*.h)
+	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run
+	shellcheck -s bash -x tests/bats/*.bats tests/bats/helpers.bash
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib lib daemon
+
+install: all
+	install -Dm755 $(BUILDDIR)/timensctl $(DESTDIR)$(BINDIR)/timensctl
+	install -Dm644 man/timensctl.1 $(DESTDIR)$(MANDIR)/man1/timensctl.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/timensctl $(DESTDIR)$(MANDIR)/man1/timensctl.1
+
+clean:
+	rm -rf build build-asan build-fuzz

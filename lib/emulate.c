@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/timex.h>
+
+#include "clocks.h"
+#include "emulate.h"
+#include "time-util.h"
+#include "util.h"
+
+/* The kernel's timeval for gettimeofday/settimeofday on x86-64 */
+struct k_timeval {
+        int64_t tv_sec;
+        int64_t tv_usec;
+};
+
+struct k_timespec {
+        int64_t tv_sec;
+        int64_t tv_nsec;
+};
+
+static void add_write(struct tns_emu_result *r, uint64_t addr, const void *data, size_t len) {
+        struct tns_emu_write *w = &r->writes[r->n_writes++];
+
+        w->addr = addr;
+        w->len = (uint32_t) len;
+        memcpy(w->data, data, len);
+}
+
+static int has_cap(const struct tns_emu_env *env, int cap) {
+        uint64_t caps;
+        int r;
+
+        r = env->capabilities(env->userdata, &caps);
+        if (r < 0)
+                return r;
+        return !!(caps & (UINT64_C(1) << cap));
+}
+
+/* The namespace's reading of clock `id`: host reading plus the class offset. */
+static int ns_clock(const struct tns_emu_env *env, const struct tns_emu_state *st, clockid_t id,
+                    struct timespec *ret) {
+        struct timespec host;
+        int class, r;
+
+        class = tns_clock_class(id);
+        if (class < 0)
+                return class;
+        r = env->clock_gettime(env->userdata, id, &host);
+        if (r < 0)
+                return r;
+        return tns_ts_add_ns(&host, st->offset[class], ret);
+}
+
+/* The effective offset that makes clock `id` read `value` now. */
+static int offset_for_value(const struct tns_emu_env *env, clockid_t id, const struct timespec *value,
+                            int64_t *ret) {
+        struct timespec host;
+        int r;
+
+        r = env->clock_gettime(env->userdata, id, &host);
+        if (r < 0)
+                return r;
+        /* An offset beyond int64 nanoseconds is a value the kernel's
+         * range checks would refuse as well. */
+        return tns_ts_diff_ns(value, &host, ret) < 0 ? -EINVAL : 0;
+}
+
+static int emu_clock_gettime(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                             struct tns_emu_result *res) {
+        struct timespec ts;
+        struct k_timespec kts;
+        int r;
+
+        /* posix-timers.c: an unknown clock is EINVAL before the pointer is
+         * looked at; a clock whose getter fails (alarm clocks without an
+         * RTC) returns that error and writes nothing. */
+        r = ns_clock(env, st, (clockid_t) a[0], &ts);
+        if (r < 0) {
+                res->ret = r;
+                return 0;
+        }
+        kts = (struct k_timespec){ts.tv_sec, ts.tv_nsec};
+        add_write(res, a[1], &kts, sizeof(kts));
+        res->ret = 0;
+        return 0;
+}
+
+static int emu_gettimeofday(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                            struct tns_emu_result *res) {
+        int r;
+
+        if (a[0]) {
+                struct timespec ts;
+                struct k_timeval tv;
+
+                r = ns_clock(env, st, CLOCK_REALTIME, &ts);
+                if (r < 0)
+                        return r;
+                tv = (struct k_timeval){ts.tv_sec, ts.tv_nsec / TNS_NSEC_PER_USEC};
+                add_write(res, a[0], &tv, sizeof(tv));
+        }
+        if (a[1]) {
+                struct timezone tz;
+
+                if (st->tz_set)
+                        tz = st->tz;
+                else
+                        env->host_tz(env->userdata, &tz);
+                add_write(res, a[1], &tz, sizeof(tz));
+        }
+        res->ret = 0;
+        return 0;
+}
+
+static int emu_time(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                    struct tns_emu_result *res) {
+        struct timespec ts;
+        int64_t t;
+        int r;
+
+        /* time() is the coarse second (ktime_get_real_seconds, the vDSO's
+         * __vdso_time): reading the fine clock would be a second ahead of
+         * the kernel's answer right after each tick boundary. */
+        r = ns_clock(env, st, CLOCK_REALTIME_COARSE, &ts);
+        if (r < 0)
+                return r;
+        t = ts.tv_sec;
+        if (a[0])
+                add_write(res, a[0], &t, sizeof(t));
+        res->ret = t;
+        return 0;
+}
+
+/* Validation and permission of a new value for a clock, in the kernel's
+ * order: do_sys_settimeofday64 checks the value, then security_settime64
+ * the capability. Monotonic and boottime values follow the limits the
+ * kernel puts on its own time namespaces. */
+static int check_settime(const struct tns_emu_env *env, clockid_t id, const struct timespec *ts) {
+        int r;
+
+        if (!tns_ts_valid(ts))
+                return -EINVAL;
+        if (tns_clock_class(id) == TNS_CLASS_REALTIME ? ts->tv_sec >= TNS_SETTOD_SEC_MAX
+                                                       : ts->tv_sec > TNS_MONO_SEC_MAX)
+                return -EINVAL;
+        r = has_cap(env, TNS_CAP_SYS_TIME);
+        if (r < 0)
+                return r;
+        return r ? 0 : -EPERM;
+}
+
+static int set_clock(const struct tns_emu_env *env, clockid_t id, const struct timespec *ts,
+                     struct tns_emu_result *res) {
+        int class = tns_clock_class(id), r;
+        int64_t off;
+
+        r = check_settime(env, id, ts);
+        if (r < 0)
+                return r;
+        r = offset_for_value(env, id, ts, &off);
+        if (r < 0)
+                return r;
+        res->set_offset[class] = true;
+        res->new_offset[class] = off;
+        return 0;
+}
+
+static int emu_clock_settime(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                             struct tns_emu_result *res) {
+        clockid_t id = (clockid_t) a[0];
+        struct k_timespec kts;
+        struct timespec ts;
+        int r;
+
+        if (!tns_clock_settable(id)) {
+                res->ret = -EINVAL;
+                return 0;
+        }
+        r = env->read_mem(env->userdata, a[1], &kts, sizeof(kts));
+        if (r < 0) {
+                res->ret = r;
+                return 0;
+        }
+        ts = (struct timespec){kts.tv_sec, kts.tv_nsec};
+        res->ret = set_clock(env, id, &ts, res);
+        return 0;
+}
+
+static int emu_settimeofday(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                            struct tns_emu_result *res) {
+        struct k_timeval tv;
+        struct timezone tz;
+        struct timespec ts = {};
+        int r;
+
+        /* kernel/time/time.c: read and range-check tv, read tz, then
+         * do_sys_settimeofday64: value, permission, tz range, apply. */
+        if (a[0]) {
+                r = env->read_mem(env->userdata, a[0], &tv, sizeof(tv));
+                if (r < 0)
+                        return res->ret = r, 0;
+                if (tv.tv_usec > TNS_USEC_PER_SEC || tv.tv_usec < 0)
+                        return res->ret = -EINVAL, 0;
+                ts = (struct timespec){tv.tv_sec, tv.tv_usec * TNS_NSEC_PER_USEC};
+        }
+        if (a[1]) {
+                r = env->read_mem(env->userdata, a[1], &tz, sizeof(tz));
+                if (r < 0)
+                        return res->ret = r, 0;
+        }
+        if (a[0]) {
+                r = set_clock(env, CLOCK_REALTIME, &ts, res);
+                if (r < 0)
+                        return res->ret = r, 0;
+        } else {
+                r = has_cap(env, TNS_CAP_SYS_TIME);
+                if (r <= 0)
+                        return res->ret = r < 0 ? r : -EPERM, 0;
+        }
+        if (a[1]) {
+                if (tz.tz_minuteswest > 15 * 60 || tz.tz_minuteswest < -15 * 60) {
+                        res->set_offset[TNS_CLASS_REALTIME] = false;
+                        return res->ret = -EINVAL, 0;
+                }
+                res->set_tz = true;
+                res->new_tz = tz;
+        }
+        res->ret = 0;
+        return 0;
+}
+
+/* The kernel's own view of the adjtime-style mode bits
+ * (include/linux/timex.h); userspace's ADJ_OFFSET_SINGLESHOT (0x8001) and
+ * ADJ_OFFSET_SS_READ (0xa001) are combinations of them. */
+#define K_ADJ_ADJTIME 0x8000
+#define K_ADJ_OFFSET_SINGLESHOT 0x0001
+#define K_ADJ_OFFSET_READONLY 0x2000
+
+/* timekeeping_validate_timex() (kernel/time/timekeeping.c). The
+ * capability is looked up only for modes that need it: reading the clock
+ * state is the common call and must stay cheap. */
+static int validate_timex(const struct tns_emu_env *env, const struct timex *tx) {
+        bool needs_cap = (tx->modes & K_ADJ_ADJTIME) ? !(tx->modes & K_ADJ_OFFSET_READONLY) : tx->modes != 0;
+        int cap = 0;
+
+        if (needs_cap || (tx->modes & ADJ_SETOFFSET)) {
+                cap = has_cap(env, TNS_CAP_SYS_TIME);
+                if (cap < 0)
+                        return cap;
+        }
+        if (tx->modes & K_ADJ_ADJTIME) {
+                if (!(tx->modes & K_ADJ_OFFSET_SINGLESHOT))
+                        return -EINVAL;
+                if (needs_cap && !cap)
+                        return -EPERM;
+        } else {
+                if (needs_cap && !cap)
+                        return -EPERM;
+                /* USER_HZ is 100 on x86-64. */
+                if (tx->modes & ADJ_TICK && (tx->tick < 900000 / 100 || tx->tick > 1100000 / 100))
+                        return -EINVAL;
+        }
+        if (tx->modes & ADJ_SETOFFSET) {
+                if (!cap)
+                        return -EPERM;
+                if (tx->time.tv_usec < 0)
+                        return -EINVAL;
+                if (tx->time.tv_usec >= ((tx->modes & ADJ_NANO) ? TNS_NSEC_PER_SEC : TNS_USEC_PER_SEC))
+                        return -EINVAL;
+        }
+        /* PPM_SCALE is 65536: the kernel refuses freq that would overflow. */
+        if ((tx->modes & ADJ_FREQUENCY) && (tx->freq < INT64_MIN / 65536 || tx->freq > INT64_MAX / 65536))
+                return -EINVAL;
+        return 0;
+}
+
+/* Modes that read, or step the namespace's clock: anything else would
+ * discipline the host's clock (frequency, PLL, status, leap seconds), which
+ * a namespace may not do. */
+#define TNS_ADJ_ALLOWED (ADJ_SETOFFSET | ADJ_NANO | ADJ_MICRO)
+
+static bool timex_readonly(int modes) {
+        return modes == 0 || modes == ADJ_OFFSET_SS_READ;
+}
+
+static int step_realtime(const struct tns_emu_env *env, const struct tns_emu_state *st, const struct timex *tx,
+                         struct tns_emu_result *res) {
+        struct timespec now, target;
+        int64_t delta, off;
+        int r;
+
+        if ((tx->modes & ~TNS_ADJ_ALLOWED) != 0)
+                return -EPERM;
+        if (!(tx->modes & ADJ_SETOFFSET))
+                return 0; /* ADJ_NANO/ADJ_MICRO alone: unit selection, host untouched */
+        delta = (int64_t) tx->time.tv_usec * ((tx->modes & ADJ_NANO) ? 1 : TNS_NSEC_PER_USEC);
+        if (__builtin_mul_overflow((int64_t) tx->time.tv_sec, TNS_NSEC_PER_SEC, &off) ||
+            __builtin_add_overflow(off, delta, &delta))
+                return -EINVAL;
+        r = ns_clock(env, st, CLOCK_REALTIME, &now);
+        if (r < 0)
+                return r;
+        /* timekeeping_inject_offset: the stepped time must be a valid wall time. */
+        if (tns_ts_add_ns(&now, delta, &target) < 0 || !tns_ts_valid(&target) ||
+            target.tv_sec >= TNS_SETTOD_SEC_MAX)
+                return -EINVAL;
+        if (tns_ns_add(st->offset[TNS_CLASS_REALTIME], delta, &off) < 0)
+                return -EINVAL;
+        res->set_offset[TNS_CLASS_REALTIME] = true;
+        res->new_offset[TNS_CLASS_REALTIME] = off;
+        return 0;
+}
+
+/* The state as the kernel reports it after the call, with the
+ * namespace's wall time in tx->time (microseconds unless STA_NANO). */
+static int report_timex(const struct tns_emu_env *env, const struct tns_emu_state *st, int modes,
+                        const struct tns_emu_result *res, struct timex *tx) {
+        int64_t off = res->set_offset[TNS_CLASS_REALTIME] ? res->new_offset[TNS_CLASS_REALTIME]
+                                                          : st->offset[TNS_CLASS_REALTIME];
+        struct timespec host, ns;
+        int state, r;
+
+        memset(tx, 0, sizeof(*tx));
+        tx->modes = timex_readonly(modes) ? modes : 0;
+        state = env->adjtimex_read(env->userdata, tx);
+        if (state < 0)
+                return state;
+        host = (struct timespec){tx->time.tv_sec, tx->time.tv_usec * ((tx->status & STA_NANO) ? 1 : 1000)};
+        r = tns_ts_add_ns(&host, off, &ns);
+        if (r < 0)
+                return r;
+        tx->time.tv_sec = ns.tv_sec;
+        tx->time.tv_usec = (tx->status & STA_NANO) ? ns.tv_nsec : ns.tv_nsec / TNS_NSEC_PER_USEC;
+        tx->modes = modes;
+        return state;
+}
+
+static int emu_adjtimex_at(uint64_t addr, const struct tns_emu_state *st, const struct tns_emu_env *env,
+                           struct tns_emu_result *res) {
+        struct timex tx, out;
+        int r;
+
+        r = env->read_mem(env->userdata, addr, &tx, sizeof(tx));
+        if (r < 0)
+                return res->ret = r, 0;
+        r = validate_timex(env, &tx);
+        if (r < 0)
+                return res->ret = r, 0;
+        if (!timex_readonly(tx.modes)) {
+                r = step_realtime(env, st, &tx, res);
+                if (r < 0)
+                        return res->ret = r, 0;
+        }
+        r = report_timex(env, st, tx.modes, res, &out);
+        if (r < 0)
+                return r;
+        add_write(res, addr, &out, sizeof(out));
+        res->ret = r;
+        return 0;
+}
+
+static int emu_adjtimex(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                        struct tns_emu_result *res) {
+        return emu_adjtimex_at(a[0], st, env, res);
+}
+
+static int emu_clock_adjtime(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                             struct tns_emu_result *res) {
+        /* The filter sends only CLOCK_REALTIME, whose clock_adj is do_adjtimex. */
+        if ((clockid_t) a[0] != CLOCK_REALTIME)
+                return res->ret = -EOPNOTSUPP, 0;
+        return emu_adjtimex_at(a[1], st, env, res);
+}
+
+static int emu_unshare(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                       struct tns_emu_result *res) {
+        int r;
+
+        /* copy_time_ns() needs CAP_SYS_ADMIN in the caller's user namespace. */
+        r = has_cap(env, TNS_CAP_SYS_ADMIN);
+        if (r < 0)
+                return r;
+        if (!r)
+                return res->ret = -EPERM, 0;
+        res->unshare = true;
+        res->ret = 0;
+        return 0;
+}
+
+typedef int (*emu_fn)(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                      struct tns_emu_result *res);
+
+static const emu_fn handlers[_TNS_SYS_MAX] = {
+        [TNS_SYS_CLOCK_GETTIME] = emu_clock_gettime, [TNS_SYS_GETTIMEOFDAY] = emu_gettimeofday,
+        [TNS_SYS_TIME] = emu_time,                   [TNS_SYS_CLOCK_SETTIME] = emu_clock_settime,
+        [TNS_SYS_SETTIMEOFDAY] = emu_settimeofday,   [TNS_SYS_ADJTIMEX] = emu_adjtimex,
+        [TNS_SYS_CLOCK_ADJTIME] = emu_clock_adjtime, [TNS_SYS_UNSHARE] = emu_unshare,
+};
+
+int tns_emulate(enum tns_sys sys, const uint64_t args[6], const struct tns_emu_state *st,
+                const struct tns_emu_env *env, struct tns_emu_result *ret) {
+        if ((unsigned) sys >= _TNS_SYS_MAX || !handlers[sys])
+                return -ENOSYS;
+        memset(ret, 0, sizeof(*ret));
+        return handlers[sys](args, st, env, ret);
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "ns.h"
+#include "time-util.h"
+#include "util.h"
+
+static int page_new(uint64_t id, int *ret_fd, struct tns_offsets_page **ret_page) {
+        _cleanup_close_ int fd = -EBADF;
+        struct tns_offsets_page *p;
+
+        /* The name shows in /proc/PID/maps of every member once mapped. */
+        fd = memfd_create("timens-offsets", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0)
+                return negative_errno();
+        if (ftruncate(fd, TNS_PAGE_SIZE) < 0)
+                return negative_errno();
+        /* Members may map it, never resize it under us. */
+        if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+                return negative_errno();
+        p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+                return negative_errno();
+        p->magic = TNS_PAGE_MAGIC;
+        p->version = TNS_PAGE_VERSION;
+        p->ns_id = id;
+        p->flags = TNS_PAGE_F_ACTIVE;
+        *ret_fd = TAKE_FD(fd);
+        *ret_page = p;
+        return 0;
+}
+
+static int effective(const struct tns_ns *ns, enum tns_clock_class c, int64_t *ret) {
+        int64_t sum = 0;
+
+        for (; ns; ns = ns->parent)
+                if (tns_ns_add(sum, ns->delta[c], &sum) < 0)
+                        return -ERANGE;
+        *ret = sum;
+        return 0;
+}
+
+static void publish(struct tns_ns *ns) {
+        int64_t v[TNS_CLASS_MAX];
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (effective(ns, c, &v[c]) < 0)
+                        v[c] = tns_ns_offset(ns, c); /* checked by the caller; keep the old */
+        tns_page_write_begin(ns->page);
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                __atomic_store_n(&ns->page->clocks[c].offset_ns, v[c], __ATOMIC_RELAXED);
+        tns_page_write_end(ns->page);
+        for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
+                publish(k);
+}
+
+int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64_t offsets[TNS_CLASS_MAX],
+               struct tns_ns **ret) {
+        _cleanup_free_ struct tns_ns *ns = NULL;
+        int r;
+
+        ns = calloc(1, sizeof(*ns));
+        if (!ns)
+                return -ENOMEM;
+        ns->id = id;
+        ns->n_refs = 1;
+        if (name && !(ns->name = strdup(name)))
+                return -ENOMEM;
+        r = page_new(id, &ns->page_fd, &ns->page);
+        if (r < 0) {
+                free(ns->name);
+                return r;
+        }
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ns->delta[c] = offsets ? offsets[c] : 0;
+        if (parent) {
+                ns->parent = tns_ns_ref(parent);
+                ns->next_sibling = parent->first_child;
+                parent->first_child = ns;
+        }
+        publish(ns);
+        *ret = TAKE_PTR(ns);
+        return 0;
+}
+
+struct tns_ns *tns_ns_ref(struct tns_ns *ns) {
+        ns->n_refs++;
+        return ns;
+}
+
+static void unlink_from_parent(struct tns_ns *ns) {
+        for (struct tns_ns **k = &ns->parent->first_child; *k; k = &(*k)->next_sibling)
+                if (*k == ns) {
+                        *k = ns->next_sibling;
+                        break;
+                }
+}
+
+bool tns_ns_unref(struct tns_ns *ns) {
+        if (!ns || --ns->n_refs > 0)
+                return false;
+        if (ns->pprev) {
+                *ns->pprev = ns->next;
+                if (ns->next)
+                        ns->next->pprev = ns->pprev;
+        }
+        if (ns->parent) {
+                unlink_from_parent(ns);
+                tns_ns_unref(ns->parent);
+        }
+        munmap(ns->page, TNS_PAGE_SIZE);
+        safe_close(ns->page_fd);
+        free(ns->name);
+        free(ns);
+        return true;
+}
+
+int64_t tns_ns_offset(const struct tns_ns *ns, enum tns_clock_class c) {
+        return tns_page_offset(ns->page, c);
+}
+
+static int check_subtree(const struct tns_ns *ns, enum tns_clock_class c) {
+        int64_t v;
+
+        if (effective(ns, c, &v) < 0)
+                return -ERANGE;
+        for (const struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
+                if (check_subtree(k, c) < 0)
+                        return -ERANGE;
+        return 0;
+}
+
+int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t value) {
+        int64_t parent = 0, old = ns->delta[c];
+        int r;
+
+        if (ns->parent && effective(ns->parent, c, &parent) < 0)
+                return -ERANGE;
+        if (__builtin_sub_overflow(value, parent, &ns->delta[c]))
+                return -ERANGE;
+        r = check_subtree(ns, c);
+        if (r < 0) {
+                ns->delta[c] = old;
+                return r;
+        }
+        publish(ns);
+        return 0;
+}
+
+bool tns_ns_tz(const struct tns_ns *ns, struct timezone *ret) {
+        for (; ns; ns = ns->parent)
+                if (ns->tz_set) {
+                        *ret = ns->tz;
+                        return true;
+                }
+        return false;
+}
+
+clockid_t tns_class_clock(enum tns_clock_class c) {
+        return c == TNS_CLASS_MONOTONIC ? CLOCK_MONOTONIC : c == TNS_CLASS_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_REALTIME;
+}
+
+int tns_offset_check(enum tns_clock_class c, int64_t offset, const struct timespec *host_now) {
+        struct timespec t;
+
+        if (tns_ts_add_ns(host_now, offset, &t) < 0 || t.tv_sec < 0)
+                return -ERANGE;
+        if (c == TNS_CLASS_REALTIME ? t.tv_sec >= TNS_KTIME_SEC_MAX : t.tv_sec > TNS_MONO_SEC_MAX)
+                return -ERANGE;
+        return 0;
+}

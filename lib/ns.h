@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A time namespace: the unit of state. Its clocks are the host's plus an
+ * offset per class; a child namespace (unshare(CLONE_NEWTIME) inside, RFC
+ * style) stores its offsets relative to its parent, so moving a parent's
+ * clock moves its children's too. The effective offsets live in the
+ * namespace's offsets page (a memfd), which is what every reader uses. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "offsets-page.h"
+
+struct tns_ns {
+        uint64_t id;
+        char *name;
+        struct tns_ns *parent;
+        struct tns_ns *first_child, *next_sibling;
+        unsigned n_refs;
+        int64_t delta[TNS_CLASS_MAX]; /* relative to the parent (the host for a root) */
+        bool tz_set;
+        struct timezone tz;
+        int page_fd;
+        struct tns_offsets_page *page;
+        /* Supervisor-owned list of all namespaces. */
+        struct tns_ns *next, **pprev;
+};
+
+/* A new namespace whose clocks read host + offsets (root) or parent +
+ * offsets (child). Takes a reference on the parent. */
+int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64_t offsets[TNS_CLASS_MAX],
+               struct tns_ns **ret);
+struct tns_ns *tns_ns_ref(struct tns_ns *ns);
+/* Drops a reference; returns true if that freed the namespace. */
+bool tns_ns_unref(struct tns_ns *ns);
+
+/* The effective offset of one class (host + offset = namespace clock). */
+int64_t tns_ns_offset(const struct tns_ns *ns, enum tns_clock_class c);
+
+/* Sets the effective offset of one class and republishes the pages of the
+ * namespace and of all its descendants. -ERANGE if an offset of a
+ * descendant would overflow; nothing changes then. */
+int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t effective);
+
+/* The timezone settimeofday() gave this namespace or an ancestor. */
+bool tns_ns_tz(const struct tns_ns *ns, struct timezone *ret);
+
+/* Checks that a clock of class c, which reads host_now on the host, stays
+ * within what the kernel allows its own namespaces when shifted by
+ * `offset`: not negative, and below KTIME_SEC_MAX/2 for monotonic and
+ * boottime (kernel/time/namespace.c), below KTIME_SEC_MAX (year 2262) for
+ * realtime. Returns 0 or -ERANGE. */
+int tns_offset_check(enum tns_clock_class c, int64_t offset, const struct timespec *host_now);
+
+/* The host clock that stands for a class: CLOCK_MONOTONIC, CLOCK_BOOTTIME
+ * or CLOCK_REALTIME. */
+clockid_t tns_class_clock(enum tns_clock_class c);

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc-util.h"
+#include "util.h"
+
+static int read_file(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = -EBADF;
+        ssize_t n;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        n = read(fd, buf, size - 1);
+        if (n < 0)
+                return errno == ESRCH ? -ESRCH : negative_errno();
+        buf[n] = 0;
+        return 0;
+}
+
+int tns_proc_status_parse(const char *text, struct tns_proc_status *ret) {
+        struct tns_proc_status s = {};
+        unsigned found = 0;
+
+        for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                if (strncmp(l, "Tgid:", 5) == 0 && sscanf(l + 5, "%d", &s.tgid) == 1)
+                        found |= 1;
+                else if (strncmp(l, "PPid:", 5) == 0 && sscanf(l + 5, "%d", &s.ppid) == 1)
+                        found |= 2;
+                else if (strncmp(l, "CapEff:", 7) == 0 && sscanf(l + 7, "%" SCNx64, &s.cap_eff) == 1)
+                        found |= 4;
+        }
+        if (found != 7)
+                return -EBADMSG;
+        *ret = s;
+        return 0;
+}
+
+int tns_proc_status(pid_t pid, struct tns_proc_status *ret) {
+        char path[64], buf[4096];
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", pid);
+        r = read_file(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        return tns_proc_status_parse(buf, ret);
+}
+
+static int for_each_in_children_file(const char *path, int (*fn)(pid_t, void *), void *userdata) {
+        char buf[4096];
+        char *p, *end;
+        int r;
+
+        if (read_file(path, buf, sizeof(buf)) < 0)
+                return 0; /* the thread is gone: it has no children to pin */
+        for (p = buf;; p = end) {
+                long v = strtol(p, &end, 10);
+
+                if (end == p)
+                        return 0;
+                r = fn((pid_t) v, userdata);
+                if (r < 0)
+                        return r;
+        }
+}
+
+int tns_proc_for_each_child(pid_t tgid, int (*fn)(pid_t child, void *userdata), void *userdata) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        char path[96];
+        struct dirent *de;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+        d = opendir(path);
+        if (!d)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", tgid, de->d_name);
+                r = for_each_in_children_file(path, fn, userdata);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

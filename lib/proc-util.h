@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the supervisor reads about a target from /proc. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tns_proc_status {
+        pid_t tgid;
+        pid_t ppid;
+        uint64_t cap_eff;
+};
+
+/* Parses /proc/PID/status (PID may be a thread id). -ESRCH if gone. */
+int tns_proc_status(pid_t pid, struct tns_proc_status *ret);
+
+/* Parses the text of a status file; exposed for unit tests and fuzzing. */
+int tns_proc_status_parse(const char *text, struct tns_proc_status *ret);
+
+/* Calls fn for each child process of every thread of tgid
+ * (/proc/TGID/task/TID/children). Stops at and returns the first negative
+ * value fn returns. */
+int tns_proc_for_each_child(pid_t tgid, int (*fn)(pid_t child, void *userdata), void *userdata);

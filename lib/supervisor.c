@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <linux/audit.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/timex.h>
+#include <sys/uio.h>
+
+#include "emulate.h"
+#include "filter.h"
+#include "proc-util.h"
+#include "supervisor.h"
+#include "util.h"
+
+/* A process whose namespace differs from its listener's: one that called
+ * unshare(CLONE_NEWTIME), a child it had before (pinned to the old one), or
+ * a descendant resolved once. The pidfd tells us when it exits. */
+struct member {
+        struct listener *l;
+        pid_t tgid;
+        int pidfd;
+        sd_event_source *src;
+        struct tns_ns *ns;
+        struct member *next;
+};
+
+struct listener {
+        struct tns_supervisor *s;
+        int fd;
+        pid_t root_pid;
+        sd_event_source *src;
+        struct tns_ns *ns;
+        struct member *members;
+        unsigned n_members;
+        struct listener *next;
+};
+
+struct tns_supervisor {
+        sd_event *event;
+        struct tns_logger log;
+        struct tns_ns *namespaces;
+        uint64_t next_ns_id;
+        struct listener *listeners;
+        struct seccomp_notif *req;
+        struct seccomp_notif_resp *resp;
+        struct tns_supervisor_stats stats;
+        tns_supervisor_idle_fn idle_fn;
+        void *idle_userdata;
+};
+
+/* One notification being served: what the emulation's callbacks need. */
+struct call {
+        struct listener *l;
+        const struct seccomp_notif *req;
+        bool gone; /* the id went stale: the caller died or was interrupted */
+        bool have_caps;
+        struct tns_proc_status status;
+};
+
+static int call_status(struct call *c) {
+        int r;
+
+        if (c->have_caps)
+                return 0;
+        r = tns_proc_status(c->req->pid, &c->status);
+        if (r < 0)
+                return r;
+        /* The pid may have been reused between the notification and the
+         * read: only an id still valid afterwards makes the data ours. */
+        if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+                c->gone = true;
+                return -ESRCH;
+        }
+        c->have_caps = true;
+        return 0;
+}
+
+static int env_clock_gettime(void *userdata, clockid_t id, struct timespec *ret) {
+        return clock_gettime(id, ret) < 0 ? negative_errno() : 0;
+}
+
+static int env_adjtimex_read(void *userdata, struct timex *tx) {
+        int r = adjtimex(tx);
+
+        return r < 0 ? negative_errno() : r;
+}
+
+static void env_host_tz(void *userdata, struct timezone *ret) {
+        struct timeval tv;
+
+        if (gettimeofday(&tv, ret) < 0)
+                *ret = (struct timezone){};
+}
+
+static int env_read_mem(void *userdata, uint64_t addr, void *buf, size_t len) {
+        struct call *c = userdata;
+        struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
+        ssize_t n;
+
+        n = process_vm_readv(c->req->pid, &local, 1, &remote, 1, 0);
+        if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+                c->gone = true;
+                return -ESRCH;
+        }
+        return n == (ssize_t) len ? 0 : -EFAULT;
+}
+
+static int env_capabilities(void *userdata, uint64_t *ret) {
+        struct call *c = userdata;
+        int r;
+
+        r = call_status(c);
+        if (r < 0)
+                return r;
+        *ret = c->status.cap_eff;
+        return 0;
+}
+
+static struct member *member_find(struct listener *l, pid_t tgid) {
+        for (struct member *m = l->members; m; m = m->next)
+                if (m->tgid == tgid)
+                        return m;
+        return NULL;
+}
+
+static void member_free(struct member *m) {
+        struct listener *l = m->l;
+
+        for (struct member **p = &l->members; *p; p = &(*p)->next)
+                if (*p == m) {
+                        *p = m->next;
+                        break;
+                }
+        l->n_members--;
+        sd_event_source_disable_unref(m->src);
+        safe_close(m->pidfd);
+        tns_ns_unref(m->ns);
+        free(m);
+}
+
+static int on_member_exit(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        member_free(userdata);
+        return 0;
+}
+
+/* Pins tgid to ns. The pidfd makes the entry go when the process exits,
+ * before its pid can be reused by someone else. */
+static int member_add(struct listener *l, pid_t tgid, struct tns_ns *ns) {
+        _cleanup_free_ struct member *m = NULL;
+        int r;
+
+        if (l->n_members >= TNS_MAX_MEMBERS_PER_LISTENER)
+                return -ENOSPC;
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->pidfd = (int) syscall(SYS_pidfd_open, tgid, 0);
+        if (m->pidfd < 0)
+                return negative_errno();
+        r = sd_event_add_io(l->s->event, &m->src, m->pidfd, EPOLLIN, on_member_exit, m);
+        if (r < 0) {
+                safe_close(m->pidfd);
+                return r;
+        }
+        (void) sd_event_source_set_description(m->src, "timens-member");
+        m->l = l;
+        m->tgid = tgid;
+        m->ns = tns_ns_ref(ns);
+        m->next = l->members;
+        l->members = TAKE_PTR(m);
+        l->n_members++;
+        return 0;
+}
+
+/* The namespace of a caller: its listener's, unless it or an ancestor
+ * moved (unshare) — then the nearest member entry up the parent chain. */
+static struct tns_ns *resolve_ns(struct listener *l, pid_t tid) {
+        struct tns_proc_status st;
+        struct member *m;
+        pid_t tgid;
+
+        if (l->n_members == 0)
+                return l->ns;
+        if (tns_proc_status(tid, &st) < 0)
+                return l->ns;
+        tgid = st.tgid;
+        m = member_find(l, tgid);
+        if (m)
+                return m->ns;
+        for (pid_t p = st.ppid; p > 1; p = st.ppid) {
+                m = member_find(l, p);
+                if (m || tns_proc_status(p, &st) < 0)
+                        break;
+        }
+        if (!m)
+                return l->ns;
+        /* Remember it, so that it stays put if its parent moves later. */
+        (void) member_add(l, tgid, m->ns);
+        return m->ns;
+}
+
+/* The list holds no reference: a namespace unlinks itself when freed. */
+static void link_ns(struct tns_supervisor *s, struct tns_ns *ns) {
+        ns->next = s->namespaces;
+        if (ns->next)
+                ns->next->pprev = &ns->next;
+        ns->pprev = &s->namespaces;
+        s->namespaces = ns;
+}
+
+static unsigned count_namespaces(const struct tns_supervisor *s) {
+        unsigned n = 0;
+
+        for (const struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                n++;
+        return n;
+}
+
+struct pin_ctx {
+        struct listener *l;
+        struct tns_ns *ns;
+};
+
+static int pin_child(pid_t child, void *userdata) {
+        struct pin_ctx *p = userdata;
+        struct tns_proc_status st;
+
+        /* Only processes: a thread of the caller moves with it. */
+        if (tns_proc_status(child, &st) < 0 || st.tgid != child || member_find(p->l, child))
+                return 0;
+        return member_add(p->l, child, p->ns);
+}
+
+/* unshare(CLONE_NEWTIME), RFC style: the caller's whole thread group
+ * moves into a new child of its namespace now; its existing children stay
+ * where they are; later children follow it. */
+static int do_unshare(struct listener *l, pid_t tid, struct tns_ns *cur) {
+        struct tns_supervisor *s = l->s;
+        struct tns_proc_status st;
+        struct pin_ctx pin = {l, cur};
+        struct tns_ns *ns;
+        struct member *m;
+        int r;
+
+        if (count_namespaces(s) >= TNS_MAX_NAMESPACES)
+                return -ENOSPC; /* what the kernel says past user.max_time_namespaces */
+        r = tns_proc_status(tid, &st);
+        if (r < 0)
+                return r;
+        r = tns_proc_for_each_child(st.tgid, pin_child, &pin);
+        if (r < 0)
+                return r;
+        r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, &ns);
+        if (r < 0)
+                return r;
+        link_ns(s, ns);
+        m = member_find(l, st.tgid);
+        if (m) {
+                tns_ns_unref(m->ns);
+                m->ns = ns; /* takes the creation reference */
+                return 0;
+        }
+        r = member_add(l, st.tgid, ns);
+        tns_ns_unref(ns);
+        return r;
+}
+
+static int apply_effects(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+                         const struct tns_emu_result *res) {
+        int r;
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (res->set_offset[c]) {
+                        r = tns_ns_set_offset(ns, c, res->new_offset[c]);
+                        if (r < 0)
+                                return -EINVAL;
+                }
+        if (res->set_tz) {
+                ns->tz_set = true;
+                ns->tz = res->new_tz;
+        }
+        if (res->unshare)
+                return do_unshare(l, req->pid, ns);
+        return 0;
+}
+
+static int write_results(struct call *c, const struct tns_emu_result *res) {
+        for (unsigned i = 0; i < res->n_writes; i++) {
+                const struct tns_emu_write *w = &res->writes[i];
+                struct iovec local = {(void *) w->data, w->len}, remote = {(void *) (uintptr_t) w->addr, w->len};
+
+                /* Writing into a reused pid would corrupt a stranger. */
+                if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+                        c->gone = true;
+                        return -ESRCH;
+                }
+                if (process_vm_writev(c->req->pid, &local, 1, &remote, 1, 0) != (ssize_t) w->len)
+                        return -EFAULT;
+        }
+        return 0;
+}
+
+/* Returns the syscall's result (value or -errno) for the reply. */
+static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct call *c) {
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
+        struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem,
+                                  env_capabilities, c};
+        struct tns_emu_state st = {};
+        struct tns_emu_result res;
+        struct tns_ns *ns;
+        uint64_t args[6];
+        int r;
+
+        /* The filter sends only x86-64 calls from the table. */
+        if (req->data.arch != AUDIT_ARCH_X86_64 || !d)
+                return -ENOSYS;
+        l->s->stats.per_syscall[d->id]++;
+        ns = resolve_ns(l, req->pid);
+        for (int k = 0; k < TNS_CLASS_MAX; k++)
+                st.offset[k] = tns_ns_offset(ns, k);
+        st.tz_set = tns_ns_tz(ns, &st.tz);
+        for (int k = 0; k < 6; k++)
+                args[k] = req->data.args[k];
+        r = tns_emulate(d->id, args, &st, &env, &res);
+        if (r < 0 || c->gone) {
+                if (!c->gone)
+                        l->s->stats.failures++;
+                return r < 0 ? r : -ESRCH;
+        }
+        if (res.ret >= 0) {
+                r = apply_effects(l, req, ns, &res);
+                if (r < 0)
+                        return r;
+        }
+        r = write_results(c, &res);
+        return r < 0 ? r : res.ret;
+}
+
+static void listener_free(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+
+        while (l->members)
+                member_free(l->members);
+        for (struct listener **p = &s->listeners; *p; p = &(*p)->next)
+                if (*p == l) {
+                        *p = l->next;
+                        break;
+                }
+        s->stats.listeners--;
+        sd_event_source_disable_unref(l->src);
+        safe_close(l->fd);
+        tns_ns_unref(l->ns);
+        free(l);
+}
+
+static int receive(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+
+        for (;;) {
+                memset(s->req, 0, sizeof(*s->req));
+                if (seccomp_notify_receive(l->fd, s->req) >= 0)
+                        return 1;
+                /* libseccomp reports every failure as -ECANCELED: errno
+                 * tells a caller that vanished (ENOENT) or a signal (EINTR)
+                 * from a real error. */
+                if (errno == EINTR)
+                        continue;
+                if (errno == ENOENT)
+                        return 0;
+                return negative_errno();
+        }
+}
+
+static void respond(struct listener *l, uint64_t id, int64_t result) {
+        struct tns_supervisor *s = l->s;
+
+        memset(s->resp, 0, sizeof(*s->resp));
+        s->resp->id = id;
+        s->resp->error = result < 0 ? (int32_t) result : 0;
+        s->resp->val = result < 0 ? 0 : result;
+        if (seccomp_notify_respond(l->fd, s->resp) >= 0)
+                s->stats.replied++;
+        else if (errno == ENOENT)
+                s->stats.vanished++; /* killed or interrupted meanwhile: normal */
+        else
+                tns_log_full(&s->log, LOG_WARNING, negative_errno(),
+                             &(struct tns_log_ctx){.pid = s->req->pid}, "Failed to reply to a notification, ignoring: %m");
+}
+
+static void maybe_idle(struct tns_supervisor *s) {
+        if (!s->listeners && s->idle_fn)
+                s->idle_fn(s, s->idle_userdata);
+}
+
+static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        struct listener *l = userdata;
+        struct tns_supervisor *s = l->s;
+        struct call c = {.l = l};
+        int64_t result;
+        int r;
+
+        if (!(revents & EPOLLIN) && (revents & (EPOLLHUP | EPOLLERR))) {
+                /* No task carries the filter any more. */
+                listener_free(l);
+                maybe_idle(s);
+                return 0;
+        }
+        r = receive(l);
+        if (r <= 0) {
+                if (r < 0)
+                        tns_log_errno(&s->log, LOG_ERR, r, "Failed to receive a seccomp notification, ignoring: %m");
+                return 0;
+        }
+        s->stats.notifications++;
+        c.req = s->req;
+        result = serve(l, s->req, &c);
+        respond(l, s->req->id, result);
+        return 0;
+}
+
+int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns_supervisor **ret) {
+        _cleanup_free_ struct tns_supervisor *s = NULL;
+        int r;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        r = seccomp_notify_alloc(&s->req, &s->resp);
+        if (r < 0)
+                return r;
+        s->event = sd_event_ref(event);
+        if (log)
+                s->log = *log;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
+        if (!s)
+                return NULL;
+        while (s->listeners)
+                listener_free(s->listeners);
+        /* Namespaces still referenced only by the supervisor's list. */
+        while (s->namespaces) {
+                struct tns_ns *ns = s->namespaces;
+
+                s->namespaces = ns->next;
+                ns->pprev = NULL;
+                if (s->namespaces)
+                        s->namespaces->pprev = &s->namespaces;
+                tns_ns_unref(ns);
+        }
+        seccomp_notify_free(s->req, s->resp);
+        sd_event_unref(s->event);
+        free(s);
+        return NULL;
+}
+
+int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                             struct tns_ns **ret) {
+        struct tns_ns *ns;
+        int r;
+
+        if (count_namespaces(s) >= TNS_MAX_NAMESPACES)
+                return -ENOSPC;
+        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, &ns);
+        if (r < 0)
+                return r;
+        /* The supervisor keeps the creation reference of a root: it lives
+         * until tns_supervisor_free(). */
+        link_ns(s, ns);
+        *ret = ns;
+        return 0;
+}
+
+int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid) {
+        _cleanup_close_ int owned = fd;
+        _cleanup_free_ struct listener *l = NULL;
+        int r;
+
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        r = tns_listener_set_sync_wakeup(fd);
+        if (r < 0)
+                return r;
+        s->stats.sync_wakeup = r > 0;
+        r = sd_event_add_io(s->event, &l->src, fd, EPOLLIN, on_listener, l);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(l->src, "timens-listener");
+        l->s = s;
+        l->fd = TAKE_FD(owned);
+        l->root_pid = root_pid;
+        l->ns = tns_ns_ref(ns);
+        l->next = s->listeners;
+        s->listeners = TAKE_PTR(l);
+        s->stats.listeners++;
+        return 0;
+}
+
+void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_idle_fn fn, void *userdata) {
+        s->idle_fn = fn;
+        s->idle_userdata = userdata;
+}
+
+const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s) {
+        s->stats.namespaces = count_namespaces(s);
+        return &s->stats;
+}

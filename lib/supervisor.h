@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The supervisor engine: serves seccomp notifications from any number of
+ * listener fds on an sd-event loop, with the namespaces they feed. The
+ * embedded mode of `timensctl run` and timensd both run it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "log.h"
+#include "ns.h"
+#include "syscall-table.h"
+
+struct tns_supervisor;
+
+struct tns_supervisor_stats {
+        uint64_t notifications; /* calls received */
+        uint64_t replied;       /* replies the kernel accepted */
+        uint64_t vanished;      /* callers gone before the reply (killed, pid reused) */
+        uint64_t failures;      /* calls the emulation could not run (-errno returned) */
+        uint64_t per_syscall[_TNS_SYS_MAX];
+        unsigned namespaces;
+        unsigned listeners;
+        bool sync_wakeup; /* the kernel has SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
+};
+
+/* Hard caps on what containers can make the supervisor allocate. */
+#define TNS_MAX_NAMESPACES 4096
+#define TNS_MAX_MEMBERS_PER_LISTENER 4096
+
+typedef void (*tns_supervisor_idle_fn)(struct tns_supervisor *s, void *userdata);
+
+int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns_supervisor **ret);
+struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s);
+
+/* A new root namespace (clocks = host + offsets). */
+int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                             struct tns_ns **ret);
+
+/* Serves a listener fd (takes ownership) whose callers belong to ns.
+ * root_pid is the process the filter was installed in, for logs. */
+int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid);
+
+/* Called when the last listener has hung up: every process that carried a
+ * filter is gone. */
+void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_idle_fn fn, void *userdata);
+
+const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s);

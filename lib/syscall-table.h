@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The one table of the syscalls timens intercepts: the seccomp filter is
+ * built from it, the supervisor dispatches with it, the docs and the
+ * errno-table test list what it lists. */
+#pragma once
+
+#include <stdint.h>
+
+enum tns_sys {
+        TNS_SYS_CLOCK_GETTIME,
+        TNS_SYS_GETTIMEOFDAY,
+        TNS_SYS_TIME,
+        TNS_SYS_CLOCK_SETTIME,
+        TNS_SYS_SETTIMEOFDAY,
+        TNS_SYS_ADJTIMEX,
+        TNS_SYS_CLOCK_ADJTIME,
+        TNS_SYS_UNSHARE,
+        _TNS_SYS_MAX,
+};
+
+/* When the filter sends a call to the supervisor. Anything it does not
+ * send runs in the kernel unchanged, which is correct by construction for
+ * those arguments (e.g. CPU-time clocks, invalid clock ids: the kernel's
+ * own EINVAL is the namespace's EINVAL). */
+enum tns_trap {
+        TNS_TRAP_ALWAYS,
+        TNS_TRAP_ARG0_VIRTUAL_CLOCK,  /* arg0 is a clock id the namespace shifts */
+        TNS_TRAP_ARG0_SETTABLE_CLOCK, /* arg0 is a clock id clock_settime may set here */
+        TNS_TRAP_ARG0_EQ,             /* arg0 == trap_value (all 64 bits) */
+        TNS_TRAP_ARG0_EQ32,           /* (u32) arg0 == trap_value: an int argument */
+};
+
+#define TNS_MAX_COMPAT_NAMES 3
+
+struct tns_syscall_desc {
+        enum tns_sys id;
+        const char *name; /* as libseccomp and the x86-64 ABI name it */
+        int nr;           /* x86-64 number */
+        enum tns_trap trap;
+        uint64_t trap_value;
+        /* i386 syscalls with the same meaning: the filter makes them fail
+         * with TNS_COMPAT_ERRNO whatever their arguments, because 32-bit
+         * programs are not emulated and must never read (or set) the
+         * host's time silently. x32 uses the 64-bit names. */
+        const char *i386_names[TNS_MAX_COMPAT_NAMES];
+};
+
+extern const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX];
+
+/* The errno the filter gives the i386/x32 entries of these syscalls. */
+#define TNS_COMPAT_ERRNO ENOSYS
+
+/* Lookup by x86-64 syscall number; NULL if not intercepted. */
+const struct tns_syscall_desc *tns_syscall_by_nr(int nr);
