@@ -76,16 +76,17 @@ int tns_ts_add_ns(const struct timespec *ts, int64_t ns, struct timespec *ret) {
 }
 
 int tns_ts_diff_ns(const struct timespec *a, const struct timespec *b, int64_t *ret) {
-        int64_t sec;
-
         /* Whole seconds of each tv_nsec go into sec first so that the
          * nanosecond difference stays within +-2e9 whatever tv_nsec holds.
          * If the seconds alone overflow, so would the result. */
+        int64_t carry = a->tv_nsec / TNS_NSEC_PER_SEC - b->tv_nsec / TNS_NSEC_PER_SEC;
+        int64_t nsec = a->tv_nsec % TNS_NSEC_PER_SEC - b->tv_nsec % TNS_NSEC_PER_SEC;
+        int64_t sec;
+
         if (__builtin_sub_overflow((int64_t) a->tv_sec, (int64_t) b->tv_sec, &sec) ||
-            __builtin_add_overflow(sec, a->tv_nsec / TNS_NSEC_PER_SEC - b->tv_nsec / TNS_NSEC_PER_SEC,
-                                   &sec))
+            __builtin_add_overflow(sec, carry, &sec))
                 return -ERANGE;
-        return sec_nsec_to_ns(sec, a->tv_nsec % TNS_NSEC_PER_SEC - b->tv_nsec % TNS_NSEC_PER_SEC, ret);
+        return sec_nsec_to_ns(sec, nsec, ret);
 }
 
 int tns_ns_add(int64_t a, int64_t b, int64_t *ret) {

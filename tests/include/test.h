@@ -59,6 +59,7 @@ static struct test_case *test_list_head, **test_list_tail = &test_list_head;
 #define ASSERT_GT(a, b) CHECK_CMP_(true, a, >, b)
 #define ASSERT_GE(a, b) CHECK_CMP_(true, a, >=, b)
 #define EXPECT_TRUE(x) CHECK_CMP_(false, !!(x), ==, 1)
+#define EXPECT_FALSE(x) CHECK_CMP_(false, !!(x), ==, 0)
 #define ASSERT_TRUE(x) CHECK_CMP_(true, !!(x), ==, 1)
 #define EXPECT_STREQ(a, b)                                                                         \
         do {                                                                                       \
@@ -77,9 +78,24 @@ static struct test_case *test_list_head, **test_list_tail = &test_list_head;
                 return;                                                                            \
         } while (0)
 
-int main(void) {
+/* A program that is also its own target process (compel's spy/victim)
+ * defines TEST_HAVE_SETUP and test_setup(): a return >= 0 ends the program
+ * with that status before any test runs. */
+#ifdef TEST_HAVE_SETUP
+static int test_setup(int argc, char *argv[]);
+#endif
+
+int main(int argc, char *argv[]) {
         unsigned n = 0, failures = 0;
 
+#ifdef TEST_HAVE_SETUP
+        int r = test_setup(argc, argv);
+        if (r >= 0)
+                return r;
+#else
+        (void) argc;
+        (void) argv;
+#endif
         setvbuf(stdout, NULL, _IOLBF, 0);
         for (struct test_case *t = test_list_head; t; t = t->next)
                 n++;
