@@ -49,8 +49,7 @@ static int detach(void) {
         return 0;
 }
 
-static int serve(int listener, int parent_pidfd, const char *name, const int64_t offsets[TNS_CLASS_MAX],
-                 int ready_fd) {
+static int serve(int listener, int parent_pidfd, const char *name, const int64_t offsets[TNS_CLASS_MAX], int ready_fd) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         struct tns_supervisor *s = NULL;
         struct tns_ns *ns;
@@ -103,8 +102,7 @@ int embedded_supervisor_start(int listener, const char *name, const int64_t offs
                 (void) sigprocmask(SIG_SETMASK, &all, NULL);
                 if (detach() < 0)
                         _exit(EXIT_FAILURE);
-                _exit(serve(TAKE_FD(owned), parent_pidfd, name, offsets, ready[1]) < 0 ? EXIT_FAILURE
-                                                                                       : EXIT_SUCCESS);
+                _exit(serve(TAKE_FD(owned), parent_pidfd, name, offsets, ready[1]) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
         }
         close(ready[1]);
         safe_close(parent_pidfd);

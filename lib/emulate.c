@@ -39,8 +39,7 @@ static int has_cap(const struct tns_emu_env *env, int cap) {
 }
 
 /* The namespace's reading of clock `id`: host reading plus the class offset. */
-static int ns_clock(const struct tns_emu_env *env, const struct tns_emu_state *st, clockid_t id,
-                    struct timespec *ret) {
+static int ns_clock(const struct tns_emu_env *env, const struct tns_emu_state *st, clockid_t id, struct timespec *ret) {
         struct timespec host;
         int class, r;
 
@@ -54,8 +53,7 @@ static int ns_clock(const struct tns_emu_env *env, const struct tns_emu_state *s
 }
 
 /* The effective offset that makes clock `id` read `value` now. */
-static int offset_for_value(const struct tns_emu_env *env, clockid_t id, const struct timespec *value,
-                            int64_t *ret) {
+static int offset_for_value(const struct tns_emu_env *env, clockid_t id, const struct timespec *value, int64_t *ret) {
         struct timespec host;
         int r;
 
@@ -143,7 +141,7 @@ static int check_settime(const struct tns_emu_env *env, clockid_t id, const stru
         if (!tns_ts_valid(ts))
                 return -EINVAL;
         if (tns_clock_class(id) == TNS_CLASS_REALTIME ? ts->tv_sec >= TNS_SETTOD_SEC_MAX
-                                                       : ts->tv_sec > TNS_MONO_SEC_MAX)
+                                                      : ts->tv_sec > TNS_MONO_SEC_MAX)
                 return -EINVAL;
         r = has_cap(env, TNS_CAP_SYS_TIME);
         if (r < 0)
@@ -303,8 +301,7 @@ static int step_realtime(const struct tns_emu_env *env, const struct tns_emu_sta
         if (r < 0)
                 return r;
         /* timekeeping_inject_offset: the stepped time must be a valid wall time. */
-        if (tns_ts_add_ns(&now, delta, &target) < 0 || !tns_ts_valid(&target) ||
-            target.tv_sec >= TNS_SETTOD_SEC_MAX)
+        if (tns_ts_add_ns(&now, delta, &target) < 0 || !tns_ts_valid(&target) || target.tv_sec >= TNS_SETTOD_SEC_MAX)
                 return -EINVAL;
         if (tns_ns_add(st->offset[TNS_CLASS_REALTIME], delta, &off) < 0)
                 return -EINVAL;
@@ -393,14 +390,18 @@ typedef int (*emu_fn)(const uint64_t a[6], const struct tns_emu_state *st, const
                       struct tns_emu_result *res);
 
 static const emu_fn handlers[_TNS_SYS_MAX] = {
-        [TNS_SYS_CLOCK_GETTIME] = emu_clock_gettime, [TNS_SYS_GETTIMEOFDAY] = emu_gettimeofday,
-        [TNS_SYS_TIME] = emu_time,                   [TNS_SYS_CLOCK_SETTIME] = emu_clock_settime,
-        [TNS_SYS_SETTIMEOFDAY] = emu_settimeofday,   [TNS_SYS_ADJTIMEX] = emu_adjtimex,
-        [TNS_SYS_CLOCK_ADJTIME] = emu_clock_adjtime, [TNS_SYS_UNSHARE] = emu_unshare,
+        [TNS_SYS_CLOCK_GETTIME] = emu_clock_gettime,
+        [TNS_SYS_GETTIMEOFDAY] = emu_gettimeofday,
+        [TNS_SYS_TIME] = emu_time,
+        [TNS_SYS_CLOCK_SETTIME] = emu_clock_settime,
+        [TNS_SYS_SETTIMEOFDAY] = emu_settimeofday,
+        [TNS_SYS_ADJTIMEX] = emu_adjtimex,
+        [TNS_SYS_CLOCK_ADJTIME] = emu_clock_adjtime,
+        [TNS_SYS_UNSHARE] = emu_unshare,
 };
 
-int tns_emulate(enum tns_sys sys, const uint64_t args[6], const struct tns_emu_state *st,
-                const struct tns_emu_env *env, struct tns_emu_result *ret) {
+int tns_emulate(enum tns_sys sys, const uint64_t args[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                struct tns_emu_result *ret) {
         if ((unsigned) sys >= _TNS_SYS_MAX || !handlers[sys])
                 return -ENOSYS;
         memset(ret, 0, sizeof(*ret));

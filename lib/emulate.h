@@ -42,7 +42,7 @@ struct tns_emu_env {
 /* The namespace as a syscall in it sees it. */
 struct tns_emu_state {
         int64_t offset[TNS_CLASS_MAX]; /* effective: host + offset = namespace clock */
-        bool tz_set;                   /* settimeofday() gave the namespace a timezone */
+        bool tz_set; /* settimeofday() gave the namespace a timezone */
         struct timezone tz;
 };
 
@@ -78,5 +78,5 @@ struct tns_emu_result {
  * a syscall error in ret->ret), or -errno if the emulation itself could
  * not run (a host clock read failed unexpectedly): the supervisor then
  * fails the call with that errno. */
-int tns_emulate(enum tns_sys sys, const uint64_t args[6], const struct tns_emu_state *st,
-                const struct tns_emu_env *env, struct tns_emu_result *ret);
+int tns_emulate(enum tns_sys sys, const uint64_t args[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
+                struct tns_emu_result *ret);

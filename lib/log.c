@@ -32,8 +32,7 @@ int tns_log_full(const struct tns_logger *l, int level, int error, const struct 
         return r;
 }
 
-void tns_log_stderr(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt,
-                    va_list ap) {
+void tns_log_stderr(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt, va_list ap) {
         const char *prog = userdata ?: program_invocation_short_name;
         char buf[1024];
 
@@ -41,8 +40,8 @@ void tns_log_stderr(void *userdata, int level, int error, const struct tns_log_c
         errno = error;
         vsnprintf(buf, sizeof(buf), fmt, ap);
         if (ctx && ctx->pid > 0)
-                fprintf(stderr, "%s: [pid %d%s%s] %s\n", prog, ctx->pid, ctx->syscall ? " " : "",
-                        ctx->syscall ?: "", buf);
+                fprintf(stderr, "%s: [pid %d%s%s] %s\n", prog, ctx->pid, ctx->syscall ? " " : "", ctx->syscall ?: "",
+                        buf);
         else
                 fprintf(stderr, "%s: %s\n", prog, buf);
 }

@@ -36,5 +36,4 @@ _printf_(5, 6) int tns_log_full(const struct tns_logger *l, int level, int error
 #define tns_log_errno(l, level, error, ...) tns_log_full((l), (level), (error), NULL, __VA_ARGS__)
 
 /* A logger that prints "PROGRAM: message" to stderr; what the CLI uses. */
-void tns_log_stderr(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt,
-                    va_list ap);
+void tns_log_stderr(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt, va_list ap);

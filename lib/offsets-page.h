@@ -21,8 +21,8 @@
  * them (kernel/time/namespace.c, do_timens_ktime_to_host), plus realtime. */
 enum tns_clock_class {
         TNS_CLASS_MONOTONIC = 0, /* MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE */
-        TNS_CLASS_BOOTTIME = 1,  /* BOOTTIME, BOOTTIME_ALARM */
-        TNS_CLASS_REALTIME = 2,  /* REALTIME, _COARSE, _ALARM, TAI, gettimeofday, time */
+        TNS_CLASS_BOOTTIME = 1, /* BOOTTIME, BOOTTIME_ALARM */
+        TNS_CLASS_REALTIME = 2, /* REALTIME, _COARSE, _ALARM, TAI, gettimeofday, time */
         TNS_CLASS_MAX = 3,
 };
 
@@ -40,9 +40,9 @@ struct tns_clock_map {
 #define TNS_PAGE_F_ACTIVE UINT64_C(1) /* the namespace exists and is served */
 
 struct tns_offsets_page {
-        uint64_t magic;   /* TNS_PAGE_MAGIC */
+        uint64_t magic; /* TNS_PAGE_MAGIC */
         uint32_t version; /* TNS_PAGE_VERSION */
-        uint32_t seq;     /* seqlock: odd while the supervisor writes */
+        uint32_t seq; /* seqlock: odd while the supervisor writes */
         uint64_t flags;
         uint64_t ns_id; /* the namespace's id, for /proc/PID/maps readers and debugging */
         struct tns_clock_map clocks[TNS_PAGE_MAX_CLOCKS]; /* indexed by enum tns_clock_class */

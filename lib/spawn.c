@@ -89,8 +89,7 @@ static int read_report(int pipe_fd, struct child_report *ret) {
         return n == (ssize_t) sizeof(*ret); /* 0: EOF, the exec happened */
 }
 
-int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *ret,
-              enum tns_spawn_stage *ret_stage) {
+int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *ret, enum tns_spawn_stage *ret_stage) {
         _cleanup_close_ int listener = -EBADF, pidfd = -EBADF;
         int socks[2], pipefd[2], r;
         struct child_report rep;

@@ -15,11 +15,10 @@ struct tns_child {
 
 enum tns_spawn_stage {
         TNS_SPAWN_SETUP, /* the filter or the fd passing failed */
-        TNS_SPAWN_EXEC,  /* execvp() failed: errno says why (ENOENT: not found) */
+        TNS_SPAWN_EXEC, /* execvp() failed: errno says why (ENOENT: not found) */
 };
 
 /* On success the child has exec'd argv[0] (searched in PATH). On failure
  * returns -errno and, when the child got as far as reporting, sets
  * *ret_stage; the child has been reaped then. */
-int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *ret,
-              enum tns_spawn_stage *ret_stage);
+int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *ret, enum tns_spawn_stage *ret_stage);

@@ -305,8 +305,7 @@ static int write_results(struct call *c, const struct tns_emu_result *res) {
 /* Returns the syscall's result (value or -errno) for the reply. */
 static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct call *c) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
-        struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem,
-                                  env_capabilities, c};
+        struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem, env_capabilities, c};
         struct tns_emu_state st = {};
         struct tns_emu_result res;
         struct tns_ns *ns;
@@ -385,8 +384,8 @@ static void respond(struct listener *l, uint64_t id, int64_t result) {
         else if (errno == ENOENT)
                 s->stats.vanished++; /* killed or interrupted meanwhile: normal */
         else
-                tns_log_full(&s->log, LOG_WARNING, negative_errno(),
-                             &(struct tns_log_ctx){.pid = s->req->pid}, "Failed to reply to a notification, ignoring: %m");
+                tns_log_full(&s->log, LOG_WARNING, negative_errno(), &(struct tns_log_ctx){.pid = s->req->pid},
+                             "Failed to reply to a notification, ignoring: %m");
 }
 
 static void maybe_idle(struct tns_supervisor *s) {

@@ -17,9 +17,9 @@ struct tns_supervisor;
 
 struct tns_supervisor_stats {
         uint64_t notifications; /* calls received */
-        uint64_t replied;       /* replies the kernel accepted */
-        uint64_t vanished;      /* callers gone before the reply (killed, pid reused) */
-        uint64_t failures;      /* calls the emulation could not run (-errno returned) */
+        uint64_t replied; /* replies the kernel accepted */
+        uint64_t vanished; /* callers gone before the reply (killed, pid reused) */
+        uint64_t failures; /* calls the emulation could not run (-errno returned) */
         uint64_t per_syscall[_TNS_SYS_MAX];
         unsigned namespaces;
         unsigned listeners;

@@ -12,42 +12,82 @@
 #endif
 
 const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
-        [TNS_SYS_CLOCK_GETTIME] = {
-                TNS_SYS_CLOCK_GETTIME, "clock_gettime", SYS_clock_gettime, TNS_TRAP_ARG0_VIRTUAL_CLOCK, 0,
-                {"clock_gettime", "clock_gettime64"},
-        },
-        [TNS_SYS_GETTIMEOFDAY] = {
-                TNS_SYS_GETTIMEOFDAY, "gettimeofday", SYS_gettimeofday, TNS_TRAP_ALWAYS, 0,
-                {"gettimeofday"},
-        },
-        [TNS_SYS_TIME] = {
-                TNS_SYS_TIME, "time", SYS_time, TNS_TRAP_ALWAYS, 0,
-                {"time"},
-        },
-        [TNS_SYS_CLOCK_SETTIME] = {
-                TNS_SYS_CLOCK_SETTIME, "clock_settime", SYS_clock_settime, TNS_TRAP_ARG0_SETTABLE_CLOCK, 0,
-                {"clock_settime", "clock_settime64", "stime"},
-        },
+        [TNS_SYS_CLOCK_GETTIME] =
+                {
+                        TNS_SYS_CLOCK_GETTIME,
+                        "clock_gettime",
+                        SYS_clock_gettime,
+                        TNS_TRAP_ARG0_VIRTUAL_CLOCK,
+                        0,
+                        {"clock_gettime", "clock_gettime64"},
+                },
+        [TNS_SYS_GETTIMEOFDAY] =
+                {
+                        TNS_SYS_GETTIMEOFDAY,
+                        "gettimeofday",
+                        SYS_gettimeofday,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"gettimeofday"},
+                },
+        [TNS_SYS_TIME] =
+                {
+                        TNS_SYS_TIME,
+                        "time",
+                        SYS_time,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"time"},
+                },
+        [TNS_SYS_CLOCK_SETTIME] =
+                {
+                        TNS_SYS_CLOCK_SETTIME,
+                        "clock_settime",
+                        SYS_clock_settime,
+                        TNS_TRAP_ARG0_SETTABLE_CLOCK,
+                        0,
+                        {"clock_settime", "clock_settime64", "stime"},
+                },
         /* Always: even a timezone-only call would change the host's sys_tz. */
-        [TNS_SYS_SETTIMEOFDAY] = {
-                TNS_SYS_SETTIMEOFDAY, "settimeofday", SYS_settimeofday, TNS_TRAP_ALWAYS, 0,
-                {"settimeofday"},
-        },
-        [TNS_SYS_ADJTIMEX] = {
-                TNS_SYS_ADJTIMEX, "adjtimex", SYS_adjtimex, TNS_TRAP_ALWAYS, 0,
-                {"adjtimex"},
-        },
+        [TNS_SYS_SETTIMEOFDAY] =
+                {
+                        TNS_SYS_SETTIMEOFDAY,
+                        "settimeofday",
+                        SYS_settimeofday,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"settimeofday"},
+                },
+        [TNS_SYS_ADJTIMEX] =
+                {
+                        TNS_SYS_ADJTIMEX,
+                        "adjtimex",
+                        SYS_adjtimex,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"adjtimex"},
+                },
         /* Only CLOCK_REALTIME has a clock_adj in the kernel; the others'
          * EOPNOTSUPP/EINVAL come from the kernel itself. */
-        [TNS_SYS_CLOCK_ADJTIME] = {
-                TNS_SYS_CLOCK_ADJTIME, "clock_adjtime", SYS_clock_adjtime, TNS_TRAP_ARG0_EQ32, CLOCK_REALTIME,
-                {"clock_adjtime", "clock_adjtime64"},
-        },
+        [TNS_SYS_CLOCK_ADJTIME] =
+                {
+                        TNS_SYS_CLOCK_ADJTIME,
+                        "clock_adjtime",
+                        SYS_clock_adjtime,
+                        TNS_TRAP_ARG0_EQ32,
+                        CLOCK_REALTIME,
+                        {"clock_adjtime", "clock_adjtime64"},
+                },
         /* Only the exact flag word: other combinations go to the kernel. */
-        [TNS_SYS_UNSHARE] = {
-                TNS_SYS_UNSHARE, "unshare", SYS_unshare, TNS_TRAP_ARG0_EQ, CLONE_NEWTIME,
-                {NULL},
-        },
+        [TNS_SYS_UNSHARE] =
+                {
+                        TNS_SYS_UNSHARE,
+                        "unshare",
+                        SYS_unshare,
+                        TNS_TRAP_ARG0_EQ,
+                        CLONE_NEWTIME,
+                        {NULL},
+                },
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

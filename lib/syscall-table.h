@@ -24,10 +24,10 @@ enum tns_sys {
  * own EINVAL is the namespace's EINVAL). */
 enum tns_trap {
         TNS_TRAP_ALWAYS,
-        TNS_TRAP_ARG0_VIRTUAL_CLOCK,  /* arg0 is a clock id the namespace shifts */
+        TNS_TRAP_ARG0_VIRTUAL_CLOCK, /* arg0 is a clock id the namespace shifts */
         TNS_TRAP_ARG0_SETTABLE_CLOCK, /* arg0 is a clock id clock_settime may set here */
-        TNS_TRAP_ARG0_EQ,             /* arg0 == trap_value (all 64 bits) */
-        TNS_TRAP_ARG0_EQ32,           /* (u32) arg0 == trap_value: an int argument */
+        TNS_TRAP_ARG0_EQ, /* arg0 == trap_value (all 64 bits) */
+        TNS_TRAP_ARG0_EQ32, /* (u32) arg0 == trap_value: an int argument */
 };
 
 #define TNS_MAX_COMPAT_NAMES 3
@@ -35,7 +35,7 @@ enum tns_trap {
 struct tns_syscall_desc {
         enum tns_sys id;
         const char *name; /* as libseccomp and the x86-64 ABI name it */
-        int nr;           /* x86-64 number */
+        int nr; /* x86-64 number */
         enum tns_trap trap;
         uint64_t trap_value;
         /* i386 syscalls with the same meaning: the filter makes them fail

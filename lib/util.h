@@ -17,12 +17,12 @@
 
 /* Hand ownership on: returns the value and leaves the variable empty so
  * the cleanup handler does nothing. */
-#define TAKE_GENERIC(var, type, nullvalue)                                     \
-        ({                                                                     \
-                type *_pvar_ = &(var);                                         \
-                type _var_ = *_pvar_;                                          \
-                *_pvar_ = (nullvalue);                                         \
-                _var_;                                                         \
+#define TAKE_GENERIC(var, type, nullvalue)                                                                             \
+        ({                                                                                                             \
+                type *_pvar_ = &(var);                                                                                 \
+                type _var_ = *_pvar_;                                                                                  \
+                *_pvar_ = (nullvalue);                                                                                 \
+                _var_;                                                                                                 \
         })
 #define TAKE_PTR(p) TAKE_GENERIC(p, __typeof__(p), NULL)
 #define TAKE_FD(fd) TAKE_GENERIC(fd, int, -EBADF)
