@@ -89,3 +89,41 @@ static inline void tns_page_write_begin(struct tns_offsets_page *p) {
 static inline void tns_page_write_end(struct tns_offsets_page *p) {
         __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
 }
+
+/* The per-process parameter page, mapped read-only just below the offsets
+ * page, which is just below our vDSO image:
+ *
+ *   image_base - 2 * TNS_PAGE_SIZE   struct tns_vdso_params (private copy)
+ *   image_base - 1 * TNS_PAGE_SIZE   struct tns_offsets_page (the namespace's memfd)
+ *   image_base                       our vDSO image (ELF, linked at 0)
+ *
+ * The image finds both RIP-relatively, as the kernel's vDSO finds its vvar
+ * pages; it calls the kernel's own vDSO functions, whose addresses the
+ * injector writes here. */
+#define TNS_PARAMS_MAGIC UINT64_C(0x31736d7261506e54) /* "TnParms1" */
+#define TNS_PARAMS_VERSION 1
+
+enum tns_vdso_fn {
+        TNS_VDSO_CLOCK_GETTIME,
+        TNS_VDSO_GETTIMEOFDAY,
+        TNS_VDSO_TIME,
+        TNS_VDSO_CLOCK_GETRES,
+        TNS_VDSO_GETCPU,
+        TNS_VDSO_GETRANDOM,
+        _TNS_VDSO_FN_MAX,
+        TNS_VDSO_FN_SLOTS = 16,
+};
+
+struct tns_vdso_params {
+        uint64_t magic;   /* TNS_PARAMS_MAGIC */
+        uint32_t version; /* TNS_PARAMS_VERSION */
+        uint32_t flags;
+        uint64_t kernel_vdso_base; /* the kernel's vDSO (the original AT_SYSINFO_EHDR) */
+        uint64_t kernel_vdso_size;
+        uint64_t fn[TNS_VDSO_FN_SLOTS]; /* the kernel's functions, absolute; 0: absent */
+        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_VDSO_FN_SLOTS * 8];
+};
+
+_Static_assert(sizeof(struct tns_vdso_params) == TNS_PAGE_SIZE, "parameter page is one page");
+_Static_assert(__builtin_offsetof(struct tns_vdso_params, fn) == 32, "fn at 32");
+_Static_assert(_TNS_VDSO_FN_MAX <= TNS_VDSO_FN_SLOTS, "room for every function");
