@@ -12,12 +12,10 @@
 #define NSEC ((uint64_t) TNS_NSEC_PER_SEC)
 #define SEC_PER_DAY 86400
 
-const char tns_offset_forms_relative[] =
-        "seconds (86400, -3600, 0.5) or signed suffixed components "
-        "(+10d, -3h30m, +1y, '1d 12h'; units ns us ms s m h d w y)";
-const char tns_offset_forms_absolute[] =
-        "a date (2030-01-01, 2030-01-01T12:00:00Z, 2030-01-01T12:00:00+02:00, "
-        "'2030-01-01 12:00:00', @1893456000)";
+const char tns_offset_forms_relative[] = "seconds (86400, -3600, 0.5) or signed suffixed components "
+                                         "(+10d, -3h30m, +1y, '1d 12h'; units ns us ms s m h d w y)";
+const char tns_offset_forms_absolute[] = "a date (2030-01-01, 2030-01-01T12:00:00Z, 2030-01-01T12:00:00+02:00, "
+                                         "'2030-01-01 12:00:00', @1893456000)";
 
 static const struct unit {
         const char *name;
@@ -31,9 +29,9 @@ static const struct unit {
         {"m", 60 * NSEC},
         {"min", 60 * NSEC},
         {"h", 3600 * NSEC},
-        {"d", SEC_PER_DAY * NSEC},
-        {"w", 7 * SEC_PER_DAY * NSEC},
-        {"y", 365 * SEC_PER_DAY * NSEC},
+        {"d", SEC_PER_DAY *NSEC},
+        {"w", 7 * SEC_PER_DAY *NSEC},
+        {"y", 365 * SEC_PER_DAY *NSEC},
 };
 
 /* A calendar date and wall-clock time as written; zone_sec is east of UTC. */
@@ -323,8 +321,8 @@ static int64_t days_from_civil(int y, int m, int d) {
 }
 
 static int64_t civil_to_utc(const struct civil *c) {
-        return days_from_civil(c->year, c->mon, c->day) * SEC_PER_DAY + c->hour * 3600 +
-               c->min * 60 + c->sec - c->zone_sec;
+        return days_from_civil(c->year, c->mon, c->day) * SEC_PER_DAY + c->hour * 3600 + c->min * 60 + c->sec -
+               c->zone_sec;
 }
 
 static int civil_to_local(const struct civil *c, int64_t *ret) {
@@ -347,8 +345,8 @@ static int civil_to_local(const struct civil *c, int64_t *ret) {
                 return -ERANGE;
         /* mktime() moves a wall time that the zone skips (a DST gap) instead
          * of failing; date(1) calls such a time invalid, and so do we. */
-        if (tm.tm_year != c->year - 1900 || tm.tm_mon != c->mon - 1 || tm.tm_mday != c->day ||
-            tm.tm_hour != c->hour || tm.tm_min != c->min)
+        if (tm.tm_year != c->year - 1900 || tm.tm_mon != c->mon - 1 || tm.tm_mday != c->day || tm.tm_hour != c->hour ||
+            tm.tm_min != c->min)
                 return -EINVAL;
         *ret = (int64_t) t + (c->sec == 60);
         return 0;
@@ -442,8 +440,7 @@ static void format_magnitude(uint64_t mag, char *buf, size_t size) {
 
         for (size_t i = 0; i < ELEMENTSOF(parts); i++)
                 if (mag >= parts[i].ns) {
-                        n += (size_t) snprintf(buf + n, size - n, "%" PRIu64 "%c",
-                                               mag / parts[i].ns, parts[i].unit);
+                        n += (size_t) snprintf(buf + n, size - n, "%" PRIu64 "%c", mag / parts[i].ns, parts[i].unit);
                         mag %= parts[i].ns;
                 }
         if (mag > 0)
@@ -460,8 +457,7 @@ int tns_offset_format(int64_t ns, char *buf, unsigned size) {
         else {
                 tmp[0] = ns < 0 ? '-' : '+';
                 /* Unsigned negation, so that INT64_MIN has a magnitude too. */
-                format_magnitude(ns < 0 ? 0 - (uint64_t) ns : (uint64_t) ns, tmp + 1,
-                                 sizeof(tmp) - 1);
+                format_magnitude(ns < 0 ? 0 - (uint64_t) ns : (uint64_t) ns, tmp + 1, sizeof(tmp) - 1);
         }
         len = strlen(tmp);
         if (len >= size) {

@@ -5,9 +5,10 @@
  * Relative offsets (any clock):
  *   86400        plain seconds, optionally signed and with a fraction
  *                (-3600, 0.25) — what util-linux unshare --monotonic takes
- *   +10d -3h30m  signed, suffixed components: ns us ms s m h d w y
+ *   +10d -3h30m  signed, suffixed components: ns us ms s sec m min h d w y
  *                (m = minutes, y = 365 days); components may repeat in any
- *                order and be separated by spaces ("1d 12h")
+ *                order and be separated by single spaces ("1d 12h"); no
+ *                fraction of a nanosecond
  * Absolute dates (realtime only):
  *   2030-01-01                  midnight, local time
  *   2030-01-01T12:00:00Z        ISO 8601 / RFC 3339; 'Z' or +HH:MM / -HHMM
@@ -41,6 +42,8 @@ int tns_offset_parse(const char *s, bool allow_absolute, struct tns_offset_spec 
 extern const char tns_offset_forms_relative[];
 extern const char tns_offset_forms_absolute[];
 
-/* Formats a relative offset in the shortest suffixed form ("+10d",
- * "-3h30m", "+1.5s", "0"), such that tns_offset_parse() gives it back. */
+/* Formats a relative offset in its canonical form: days, hours, minutes
+ * and seconds, largest first, with a fraction of a second if needed
+ * ("+10d", "-3h30m", "+1.5s", "0"), such that tns_offset_parse() gives it
+ * back. -ENOBUFS (and an empty string) if size is too small. */
 int tns_offset_format(int64_t ns, char *buf, unsigned size);

@@ -27,8 +27,7 @@ static int sec_nsec_to_ns(int64_t sec, int64_t nsec, int64_t *ret) {
                 sec--;
                 nsec += TNS_NSEC_PER_SEC;
         }
-        if (__builtin_mul_overflow(sec, TNS_NSEC_PER_SEC, &ns) ||
-            __builtin_add_overflow(ns, nsec, &ns))
+        if (__builtin_mul_overflow(sec, TNS_NSEC_PER_SEC, &ns) || __builtin_add_overflow(ns, nsec, &ns))
                 return -ERANGE;
         *ret = ns;
         return 0;

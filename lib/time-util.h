@@ -33,11 +33,11 @@ int tns_ts_to_ns(const struct timespec *ts, int64_t *ret);
 /* nanoseconds -> normalised timespec (floor: tv_nsec always in [0, 1e9)). */
 struct timespec tns_ns_to_ts(int64_t ns);
 
-/* ts + ns, normalised; -EOVERFLOW if tv_sec would overflow. ts must be
- * normalised. */
+/* ts + ns, normalised; -EOVERFLOW if tv_sec would overflow, -EINVAL if ts
+ * is not normalised. */
 int tns_ts_add_ns(const struct timespec *ts, int64_t ns, struct timespec *ret);
 
-/* a - b in nanoseconds; -ERANGE if it does not fit. */
+/* a - b in nanoseconds, exact for any tv_nsec; -ERANGE if it does not fit. */
 int tns_ts_diff_ns(const struct timespec *a, const struct timespec *b, int64_t *ret);
 
 /* a + b; -ERANGE on overflow. */
