@@ -11,44 +11,8 @@
 #include "emulate.h"
 #include "filter.h"
 #include "proc-util.h"
-#include "supervisor.h"
+#include "supervisor-internal.h"
 #include "util.h"
-
-/* A process whose namespace differs from its listener's: one that called
- * unshare(CLONE_NEWTIME), a child it had before (pinned to the old one), or
- * a descendant resolved once. The pidfd tells us when it exits. */
-struct member {
-        struct listener *l;
-        pid_t tgid;
-        int pidfd;
-        sd_event_source *src;
-        struct tns_ns *ns;
-        struct member *next;
-};
-
-struct listener {
-        struct tns_supervisor *s;
-        int fd;
-        pid_t root_pid;
-        sd_event_source *src;
-        struct tns_ns *ns;
-        struct member *members;
-        unsigned n_members;
-        struct listener *next;
-};
-
-struct tns_supervisor {
-        sd_event *event;
-        struct tns_logger log;
-        struct tns_ns *namespaces;
-        uint64_t next_ns_id;
-        struct listener *listeners;
-        struct seccomp_notif *req;
-        struct seccomp_notif_resp *resp;
-        struct tns_supervisor_stats stats;
-        tns_supervisor_idle_fn idle_fn;
-        void *idle_userdata;
-};
 
 /* One notification being served: what the emulation's callbacks need. */
 struct call {
@@ -202,7 +166,7 @@ static struct tns_ns *resolve_ns(struct listener *l, pid_t tid) {
 }
 
 /* The list holds no reference: a namespace unlinks itself when freed. */
-static void link_ns(struct tns_supervisor *s, struct tns_ns *ns) {
+void supervisor_link_ns(struct tns_supervisor *s, struct tns_ns *ns) {
         ns->next = s->namespaces;
         if (ns->next)
                 ns->next->pprev = &ns->next;
@@ -210,7 +174,7 @@ static void link_ns(struct tns_supervisor *s, struct tns_ns *ns) {
         s->namespaces = ns;
 }
 
-static unsigned count_namespaces(const struct tns_supervisor *s) {
+unsigned supervisor_count_namespaces(const struct tns_supervisor *s) {
         unsigned n = 0;
 
         for (const struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
@@ -244,7 +208,7 @@ static int do_unshare(struct listener *l, pid_t tid, struct tns_ns *cur) {
         struct member *m;
         int r;
 
-        if (count_namespaces(s) >= TNS_MAX_NAMESPACES)
+        if (supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
                 return -ENOSPC; /* what the kernel says past user.max_time_namespaces */
         r = tns_proc_status(tid, &st);
         if (r < 0)
@@ -255,7 +219,7 @@ static int do_unshare(struct listener *l, pid_t tid, struct tns_ns *cur) {
         r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, &ns);
         if (r < 0)
                 return r;
-        link_ns(s, ns);
+        supervisor_link_ns(s, ns);
         m = member_find(l, st.tgid);
         if (m) {
                 tns_ns_unref(m->ns);
@@ -462,14 +426,14 @@ int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const i
         struct tns_ns *ns;
         int r;
 
-        if (count_namespaces(s) >= TNS_MAX_NAMESPACES)
+        if (supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
                 return -ENOSPC;
         r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, &ns);
         if (r < 0)
                 return r;
         /* The supervisor keeps the creation reference of a root: it lives
          * until tns_supervisor_free(). */
-        link_ns(s, ns);
+        supervisor_link_ns(s, ns);
         *ret = ns;
         return 0;
 }
@@ -506,6 +470,6 @@ void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_i
 }
 
 const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s) {
-        s->stats.namespaces = count_namespaces(s);
+        s->stats.namespaces = supervisor_count_namespaces(s);
         return &s->stats;
 }
