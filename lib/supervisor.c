@@ -357,11 +357,31 @@ static void maybe_idle(struct tns_supervisor *s) {
                 s->idle_fn(s, s->idle_userdata);
 }
 
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(nr);
+        uint64_t us = ns / 1000;
+        unsigned b = 0;
+
+        if (!d)
+                return;
+        while (us && b < TNS_LATENCY_BUCKETS - 1)
+                us >>= 1, b++;
+        s->stats.latency[d->id][b]++;
+}
+
 static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         struct listener *l = userdata;
         struct tns_supervisor *s = l->s;
         struct call c = {.l = l};
         int64_t result;
+        uint64_t start;
         int r;
 
         if (!(revents & EPOLLIN) && (revents & (EPOLLHUP | EPOLLERR))) {
@@ -377,9 +397,11 @@ static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *use
                 return 0;
         }
         s->stats.notifications++;
+        start = now_ns();
         c.req = s->req;
         result = serve(l, s->req, &c);
         respond(l, s->req->id, result);
+        account_latency(s, s->req->data.nr, now_ns() - start);
         return 0;
 }
 

@@ -15,12 +15,18 @@
 
 struct tns_supervisor;
 
+/* Latency histogram buckets: [0] < 1 us, [i] in [2^(i-1), 2^i) us, the
+ * last one everything above. */
+#define TNS_LATENCY_BUCKETS 16
+
 struct tns_supervisor_stats {
         uint64_t notifications; /* calls received */
         uint64_t replied; /* replies the kernel accepted */
         uint64_t vanished; /* callers gone before the reply (killed, pid reused) */
         uint64_t failures; /* calls the emulation could not run (-errno returned) */
         uint64_t per_syscall[_TNS_SYS_MAX];
+        /* Time from receiving a notification to replying, per syscall. */
+        uint64_t latency[_TNS_SYS_MAX][TNS_LATENCY_BUCKETS];
         unsigned namespaces;
         unsigned listeners;
         bool sync_wakeup; /* the kernel has SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
