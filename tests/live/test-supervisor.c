@@ -320,6 +320,10 @@ TEST(target_killed_while_waiting) {
         EXPECT_EQ(h.status, 128 + SIGKILL);
         EXPECT_TRUE(h.idle);
         st = tns_supervisor_get_stats(h.s);
-        EXPECT_EQ(st->replied, 0);
+        /* SIGKILL is delivered asynchronously: the engine may still take
+         * the call and reply before the victim dies. Either way the call
+         * was answered once or found gone, and the engine survived. */
+        EXPECT_LE(st->notifications, 1);
+        EXPECT_EQ(st->notifications, st->replied + st->vanished);
         harness_done(&h);
 }
