@@ -149,14 +149,35 @@ static int check_settime(const struct tns_emu_env *env, clockid_t id, const stru
         return r ? 0 : -EPERM;
 }
 
-static int set_clock(const struct tns_emu_env *env, clockid_t id, const struct timespec *ts,
-                     struct tns_emu_result *res) {
+/* do_settimeofday64 and timekeeping_inject_offset refuse a wall time
+ * before the monotonic clock's reading (a wall clock before boot), after
+ * the permission check; in a namespace, its own monotonic clock counts. */
+static int check_after_boot(const struct tns_emu_env *env, const struct tns_emu_state *st,
+                            const struct timespec *real) {
+        struct timespec mono;
+        int r;
+
+        r = ns_clock(env, st, CLOCK_MONOTONIC, &mono);
+        if (r < 0)
+                return r;
+        if (real->tv_sec < mono.tv_sec || (real->tv_sec == mono.tv_sec && real->tv_nsec < mono.tv_nsec))
+                return -EINVAL;
+        return 0;
+}
+
+static int set_clock(const struct tns_emu_env *env, const struct tns_emu_state *st, clockid_t id,
+                     const struct timespec *ts, struct tns_emu_result *res) {
         int class = tns_clock_class(id), r;
         int64_t off;
 
         r = check_settime(env, id, ts);
         if (r < 0)
                 return r;
+        if (class == TNS_CLASS_REALTIME) {
+                r = check_after_boot(env, st, ts);
+                if (r < 0)
+                        return r;
+        }
         r = offset_for_value(env, id, ts, &off);
         if (r < 0)
                 return r;
@@ -182,7 +203,7 @@ static int emu_clock_settime(const uint64_t a[6], const struct tns_emu_state *st
                 return 0;
         }
         ts = (struct timespec){kts.tv_sec, kts.tv_nsec};
-        res->ret = set_clock(env, id, &ts, res);
+        res->ret = set_clock(env, st, id, &ts, res);
         return 0;
 }
 
@@ -209,7 +230,7 @@ static int emu_settimeofday(const uint64_t a[6], const struct tns_emu_state *st,
                         return res->ret = r, 0;
         }
         if (a[0]) {
-                r = set_clock(env, CLOCK_REALTIME, &ts, res);
+                r = set_clock(env, st, CLOCK_REALTIME, &ts, res);
                 if (r < 0)
                         return res->ret = r, 0;
         } else {
@@ -289,10 +310,11 @@ static int step_realtime(const struct tns_emu_env *env, const struct tns_emu_sta
         int64_t delta, off;
         int r;
 
-        if ((tx->modes & ~TNS_ADJ_ALLOWED) != 0)
+        /* ADJ_NANO/ADJ_MICRO alone switch the host's STA_NANO: refused like
+         * the other disciplining modes; with ADJ_SETOFFSET they only say
+         * in which unit the step is given. */
+        if ((tx->modes & ~TNS_ADJ_ALLOWED) != 0 || !(tx->modes & ADJ_SETOFFSET))
                 return -EPERM;
-        if (!(tx->modes & ADJ_SETOFFSET))
-                return 0; /* ADJ_NANO/ADJ_MICRO alone: unit selection, host untouched */
         delta = (int64_t) tx->time.tv_usec * ((tx->modes & ADJ_NANO) ? 1 : TNS_NSEC_PER_USEC);
         if (__builtin_mul_overflow((int64_t) tx->time.tv_sec, TNS_NSEC_PER_SEC, &off) ||
             __builtin_add_overflow(off, delta, &delta))
@@ -303,6 +325,9 @@ static int step_realtime(const struct tns_emu_env *env, const struct tns_emu_sta
         /* timekeeping_inject_offset: the stepped time must be a valid wall time. */
         if (tns_ts_add_ns(&now, delta, &target) < 0 || !tns_ts_valid(&target) || target.tv_sec >= TNS_SETTOD_SEC_MAX)
                 return -EINVAL;
+        r = check_after_boot(env, st, &target);
+        if (r < 0)
+                return r;
         if (tns_ns_add(st->offset[TNS_CLASS_REALTIME], delta, &off) < 0)
                 return -EINVAL;
         res->set_offset[TNS_CLASS_REALTIME] = true;

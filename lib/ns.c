@@ -18,8 +18,11 @@ static int page_new(uint64_t id, int *ret_fd, struct tns_offsets_page **ret_page
                 return negative_errno();
         if (ftruncate(fd, TNS_PAGE_SIZE) < 0)
                 return negative_errno();
-        /* Members may map it, never resize it under us. */
-        if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+        /* Members may map it, never resize it under us nor seal it against
+         * our writes (F_SEAL_FUTURE_WRITE): F_SEAL_SEAL closes the list.
+         * Write-sealing it ourselves would stop a restarted supervisor from
+         * mapping it writable again. */
+        if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
                 return negative_errno();
         p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED)

@@ -7,7 +7,7 @@
  *                (-3600, 0.25) — what util-linux unshare --monotonic takes
  *   +10d -3h30m  signed, suffixed components: ns us ms s sec m min h d w y
  *                (m = minutes, y = 365 days); components may repeat in any
- *                order and be separated by single spaces ("1d 12h"); no
+ *                order and be separated by spaces ("1d 12h"); no
  *                fraction of a nanosecond
  * Absolute dates (realtime only):
  *   2030-01-01                  midnight, local time

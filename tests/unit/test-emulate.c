@@ -266,7 +266,7 @@ TEST(settimeofday_cases) {
         EXPECT_EQ(emu(TNS_SYS_SETTIMEOFDAY, MEM_BASE, 0, &st_off, &env, &res), -EINVAL);
         put_tv(&f, 0, 100, -1);
         EXPECT_EQ(emu(TNS_SYS_SETTIMEOFDAY, MEM_BASE, 0, &st_off, &env, &res), -EINVAL);
-        put_tv(&f, 0, 100, 5);
+        put_tv(&f, 0, 1000000, 5);
         EXPECT_EQ(emu(TNS_SYS_SETTIMEOFDAY, MEM_BASE, 1, &st_off, &env, &res), -EFAULT);
         EXPECT_EQ(emu(TNS_SYS_SETTIMEOFDAY, MEM_BASE, 0, &st_off, &env, &res), -EPERM);
 
@@ -279,7 +279,7 @@ TEST(settimeofday_cases) {
         EXPECT_TRUE(res.set_tz);
         EXPECT_EQ(res.new_tz.tz_minuteswest, -60);
         EXPECT_TRUE(res.set_offset[TNS_CLASS_REALTIME]);
-        EXPECT_EQ(res.new_offset[TNS_CLASS_REALTIME], (100 - 1700000000) * NS + 5000 - 123456789);
+        EXPECT_EQ(res.new_offset[TNS_CLASS_REALTIME], (1000000 - 1700000000) * NS + 5000 - 123456789);
 }
 
 static void put_timex(struct fake *f, const struct timex *tx) {
@@ -381,4 +381,42 @@ TEST(unknown_syscall_is_enosys) {
         fake_init(&f, &env);
         EXPECT_EQ(tns_emulate(_TNS_SYS_MAX, (uint64_t[6]){}, &st_off, &env, &res), -ENOSYS);
         EXPECT_EQ(tns_emulate((enum tns_sys) - 1, (uint64_t[6]){}, &st_off, &env, &res), -ENOSYS);
+}
+
+TEST(realtime_before_boot_is_einval) {
+        struct fake f;
+        struct tns_emu_env env;
+        struct tns_emu_result res;
+
+        fake_init(&f, &env);
+        f.caps = 1ULL << TNS_CAP_SYS_TIME;
+        f.host[CLOCK_MONOTONIC] = (struct timespec){5000, 0};
+        /* The namespace's monotonic clock reads 5010 s: a wall time below it
+         * is before boot. */
+        put_ts(&f, 0, 5009, 0);
+        EXPECT_EQ(emu(TNS_SYS_CLOCK_SETTIME, CLOCK_REALTIME, MEM_BASE, &st_off, &env, &res), -EINVAL);
+        put_ts(&f, 0, 5011, 0);
+        EXPECT_EQ(emu(TNS_SYS_CLOCK_SETTIME, CLOCK_REALTIME, MEM_BASE, &st_off, &env, &res), 0);
+        /* Unprivileged: EPERM comes first, as in the kernel. */
+        f.caps = 0;
+        put_ts(&f, 0, 1, 0);
+        EXPECT_EQ(emu(TNS_SYS_CLOCK_SETTIME, CLOCK_REALTIME, MEM_BASE, &st_off, &env, &res), -EPERM);
+        f.caps = 1ULL << TNS_CAP_SYS_TIME;
+        put_tv(&f, 0, 1, 0);
+        EXPECT_EQ(emu(TNS_SYS_SETTIMEOFDAY, MEM_BASE, 0, &st_off, &env, &res), -EINVAL);
+}
+
+TEST(adjtimex_units_alone_are_host_discipline) {
+        struct fake f;
+        struct tns_emu_env env;
+        struct tns_emu_result res;
+
+        fake_init(&f, &env);
+        f.caps = 1ULL << TNS_CAP_SYS_TIME;
+        put_timex(&f, &(struct timex){.modes = ADJ_NANO});
+        EXPECT_EQ(emu(TNS_SYS_ADJTIMEX, MEM_BASE, 0, &st_off, &env, &res), -EPERM);
+        put_timex(&f, &(struct timex){.modes = ADJ_MICRO});
+        EXPECT_EQ(emu(TNS_SYS_ADJTIMEX, MEM_BASE, 0, &st_off, &env, &res), -EPERM);
+        put_timex(&f, &(struct timex){.modes = ADJ_SETOFFSET | ADJ_NANO, .time = {1, 5}});
+        EXPECT_EQ(emu(TNS_SYS_ADJTIMEX, MEM_BASE, 0, &st_off, &env, &res), TIME_OK);
 }
