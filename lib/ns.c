@@ -8,31 +8,60 @@
 #include "time-util.h"
 #include "util.h"
 
-static int page_new(uint64_t id, int *ret_fd, struct tns_offsets_page **ret_page) {
-        _cleanup_close_ int fd = -EBADF;
-        struct tns_offsets_page *p;
+static int memfd_new(size_t size) {
+        /* MFD_EXEC (6.3): the image is mapped executable; older kernels
+         * do not know the flag and need none. */
+        int fd = memfd_create("timens-vdso", MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x0010U);
 
-        /* The name shows in /proc/PID/maps of every member once mapped. */
-        fd = memfd_create("timens-offsets", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0 && errno == EINVAL)
+                fd = memfd_create("timens-vdso", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd < 0)
                 return negative_errno();
-        if (ftruncate(fd, TNS_PAGE_SIZE) < 0)
+        if (ftruncate(fd, (off_t) size) < 0) {
+                safe_close(fd);
                 return negative_errno();
+        }
+        return fd;
+}
+
+static int memfd_fill(int fd, const struct tns_image *image) {
+        struct tns_vdso_params params = {.magic = TNS_PARAMS_MAGIC, .version = TNS_PARAMS_VERSION};
+
+        if (pwrite(fd, &params, sizeof(params), 0) != sizeof(params))
+                return -EIO;
+        if (image && pwrite(fd, image->data, image->size, TNS_MEMFD_IMAGE) != (ssize_t) image->size)
+                return -EIO;
         /* Members may map it, never resize it under us nor seal it against
          * our writes (F_SEAL_FUTURE_WRITE): F_SEAL_SEAL closes the list.
          * Write-sealing it ourselves would stop a restarted supervisor from
          * mapping it writable again. */
         if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
                 return negative_errno();
-        p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        return 0;
+}
+
+static int page_new(uint64_t id, const struct tns_image *image, struct tns_ns *ns) {
+        _cleanup_close_ int fd = -EBADF;
+        size_t size = TNS_MEMFD_IMAGE + (image ? image->size : 0);
+        struct tns_offsets_page *p;
+        int r;
+
+        fd = memfd_new(size);
+        if (fd < 0)
+                return fd;
+        r = memfd_fill(fd, image);
+        if (r < 0)
+                return r;
+        p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, TNS_MEMFD_OFFSETS_PAGE);
         if (p == MAP_FAILED)
                 return negative_errno();
         p->magic = TNS_PAGE_MAGIC;
         p->version = TNS_PAGE_VERSION;
         p->ns_id = id;
         p->flags = TNS_PAGE_F_ACTIVE;
-        *ret_fd = TAKE_FD(fd);
-        *ret_page = p;
+        ns->page_fd = TAKE_FD(fd);
+        ns->memfd_size = size;
+        ns->page = p;
         return 0;
 }
 
@@ -61,7 +90,7 @@ static void publish(struct tns_ns *ns) {
 }
 
 int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64_t offsets[TNS_CLASS_MAX],
-               struct tns_ns **ret) {
+               const struct tns_image *image, struct tns_ns **ret) {
         _cleanup_free_ struct tns_ns *ns = NULL;
         int r;
 
@@ -72,7 +101,7 @@ int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64
         ns->n_refs = 1;
         if (name && !(ns->name = strdup(name)))
                 return -ENOMEM;
-        r = page_new(id, &ns->page_fd, &ns->page);
+        r = page_new(id, image, ns);
         if (r < 0) {
                 free(ns->name);
                 return r;

@@ -13,6 +13,24 @@
 
 #include "offsets-page.h"
 
+/* The namespace's memfd, which every member maps at each exec:
+ *
+ *   0                  a template of the per-process parameter page
+ *                      (mapped privately, then filled per process)
+ *   TNS_PAGE_SIZE      the offsets page (mapped shared and read-only)
+ *   2 * TNS_PAGE_SIZE  our vDSO image, if the supervisor has one
+ *
+ * so that one fd and one shared mapping carry all three parts, in the
+ * layout the image expects (lib/offsets-page.h). */
+#define TNS_MEMFD_OFFSETS_PAGE TNS_PAGE_SIZE
+#define TNS_MEMFD_IMAGE (2 * TNS_PAGE_SIZE)
+
+/* Our vDSO image as the supervisor prepared it for this host. */
+struct tns_image {
+        const void *data;
+        size_t size; /* a multiple of TNS_PAGE_SIZE */
+};
+
 struct tns_ns {
         uint64_t id;
         char *name;
@@ -22,16 +40,18 @@ struct tns_ns {
         int64_t delta[TNS_CLASS_MAX]; /* relative to the parent (the host for a root) */
         bool tz_set;
         struct timezone tz;
-        int page_fd;
+        int page_fd;    /* the memfd described above */
+        size_t memfd_size;
         struct tns_offsets_page *page;
         /* Supervisor-owned list of all namespaces. */
         struct tns_ns *next, **pprev;
 };
 
 /* A new namespace whose clocks read host + offsets (root) or parent +
- * offsets (child). Takes a reference on the parent. */
+ * offsets (child). Takes a reference on the parent. image may be NULL (no
+ * vDSO for this namespace's members). */
 int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64_t offsets[TNS_CLASS_MAX],
-               struct tns_ns **ret);
+               const struct tns_image *image, struct tns_ns **ret);
 struct tns_ns *tns_ns_ref(struct tns_ns *ns);
 /* Drops a reference; returns true if that freed the namespace. */
 bool tns_ns_unref(struct tns_ns *ns);

@@ -39,6 +39,7 @@ struct tns_supervisor {
         struct seccomp_notif *req;
         struct seccomp_notif_resp *resp;
         struct tns_supervisor_stats stats;
+        const struct tns_image *image; /* our vDSO image, or NULL: syscall path only */
         tns_supervisor_idle_fn idle_fn;
         void *idle_userdata;
 };

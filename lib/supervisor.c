@@ -216,7 +216,7 @@ static int do_unshare(struct listener *l, pid_t tid, struct tns_ns *cur) {
         r = tns_proc_for_each_child(st.tgid, pin_child, &pin);
         if (r < 0)
                 return r;
-        r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, &ns);
+        r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, s->image, &ns);
         if (r < 0)
                 return r;
         supervisor_link_ns(s, ns);
@@ -450,7 +450,7 @@ int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const i
 
         if (supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
                 return -ENOSPC;
-        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, &ns);
+        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, s->image, &ns);
         if (r < 0)
                 return r;
         /* The supervisor keeps the creation reference of a root: it lives

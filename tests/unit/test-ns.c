@@ -14,7 +14,7 @@ TEST(root_offsets_are_published) {
         int64_t off[TNS_CLASS_MAX] = {1 * NS, 2 * NS, -3 * NS};
         struct tns_ns *ns;
 
-        ASSERT_EQ(tns_ns_new(7, "a", NULL, off, &ns), 0);
+        ASSERT_EQ(tns_ns_new(7, "a", NULL, off, NULL, &ns), 0);
         EXPECT_EQ(ns->page->magic, TNS_PAGE_MAGIC);
         EXPECT_EQ(ns->page->version, TNS_PAGE_VERSION);
         EXPECT_EQ(ns->page->ns_id, 7);
@@ -28,9 +28,9 @@ TEST(child_composes_on_parent) {
         int64_t off[TNS_CLASS_MAX] = {10 * NS, 20 * NS, 30 * NS};
         struct tns_ns *root, *kid, *grandkid;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, &root), 0);
-        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, &kid), 0);
-        ASSERT_EQ(tns_ns_new(3, NULL, kid, NULL, &grandkid), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, NULL, &root), 0);
+        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, &kid), 0);
+        ASSERT_EQ(tns_ns_new(3, NULL, kid, NULL, NULL, &grandkid), 0);
         EXPECT_EQ(tns_ns_offset(kid, TNS_CLASS_MONOTONIC), 10 * NS);
         /* A child sets its own clock; the parent does not move. */
         ASSERT_EQ(tns_ns_set_offset(kid, TNS_CLASS_MONOTONIC, 100 * NS), 0);
@@ -50,8 +50,8 @@ TEST(set_offset_overflow_changes_nothing) {
         int64_t off[TNS_CLASS_MAX] = {INT64_MAX / 2, 0, 0};
         struct tns_ns *root, *kid;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, &root), 0);
-        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, &kid), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, NULL, &root), 0);
+        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, &kid), 0);
         ASSERT_EQ(tns_ns_set_offset(kid, TNS_CLASS_MONOTONIC, INT64_MAX), 0);
         EXPECT_EQ(tns_ns_set_offset(root, TNS_CLASS_MONOTONIC, INT64_MAX), -ERANGE);
         EXPECT_EQ(tns_ns_offset(root, TNS_CLASS_MONOTONIC), INT64_MAX / 2);
@@ -64,8 +64,8 @@ TEST(tz_is_inherited) {
         struct tns_ns *root, *kid;
         struct timezone tz;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, &root), 0);
-        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, &kid), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, NULL, &root), 0);
+        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, &kid), 0);
         EXPECT_FALSE(tns_ns_tz(kid, &tz));
         root->tz_set = true;
         root->tz = (struct timezone){30, 0};
@@ -78,11 +78,11 @@ TEST(tz_is_inherited) {
 TEST(page_memfd_is_sealed_against_resize) {
         struct tns_ns *ns;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, &ns), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, NULL, &ns), 0);
         EXPECT_EQ(ftruncate(ns->page_fd, 0), -1);
         EXPECT_EQ(errno, EPERM);
         EXPECT_EQ(ftruncate(ns->page_fd, 8192), -1);
-        EXPECT_EQ(lseek(ns->page_fd, 0, SEEK_END), TNS_PAGE_SIZE);
+        EXPECT_EQ(lseek(ns->page_fd, 0, SEEK_END), TNS_MEMFD_IMAGE);
         tns_ns_unref(ns);
 }
 

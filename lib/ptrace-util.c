@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ptrace-util.h"
+#include "util.h"
+
+enum tns_stop tns_stop_decode(int status, int *ret_sig) {
+        int sig, event;
+
+        *ret_sig = 0;
+        if (WIFEXITED(status) || WIFSIGNALED(status))
+                return TNS_STOP_EXITED;
+        sig = WSTOPSIG(status);
+        event = status >> 16;
+        if (event == PTRACE_EVENT_EXEC)
+                return TNS_STOP_EXEC;
+        if (event == PTRACE_EVENT_STOP)
+                return TNS_STOP_INTERRUPT;
+        if (sig == (SIGTRAP | 0x80))
+                return TNS_STOP_SYSCALL;
+        if (sig == SIGTRAP)
+                return TNS_STOP_STEP;
+        *ret_sig = sig;
+        return TNS_STOP_SIGNAL;
+}
+
+int tns_ptrace_wait(pid_t pid, int *ret_sig) {
+        int status;
+        pid_t r;
+
+        do
+                r = waitpid(pid, &status, __WALL);
+        while (r < 0 && errno == EINTR);
+        if (r < 0)
+                return negative_errno();
+        return (int) tns_stop_decode(status, ret_sig);
+}
+
+static void hold(struct tns_held_signals *held, int sig) {
+        if (held && held->n < TNS_MAX_HELD_SIGNALS)
+                held->sig[held->n++] = sig;
+}
+
+/* Single-steps until the step itself is reported: a pending interrupt or
+ * a signal may be reported first, and is absorbed (signals kept). */
+static int step(pid_t pid, struct tns_held_signals *held) {
+        for (unsigned tries = 0; tries < 16; tries++) {
+                int sig, r;
+
+                if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) < 0)
+                        return negative_errno();
+                r = tns_ptrace_wait(pid, &sig);
+                if (r < 0)
+                        return r;
+                switch (r) {
+                case TNS_STOP_STEP:
+                case TNS_STOP_SYSCALL:
+                        return 0;
+                case TNS_STOP_EXITED:
+                        return -ESRCH;
+                case TNS_STOP_SIGNAL:
+                        hold(held, sig);
+                        break;
+                default:
+                        break; /* an interrupt stop: step again */
+                }
+        }
+        return -EBUSY;
+}
+
+int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr,
+                       const uint64_t args[6], struct tns_held_signals *held, int64_t *ret) {
+        struct user_regs_struct regs = *base;
+        int r;
+
+        regs.rip = gadget;
+        regs.rax = nr;
+        regs.orig_rax = -1; /* not in a syscall: no restart logic applies */
+        regs.rdi = args[0];
+        regs.rsi = args[1];
+        regs.rdx = args[2];
+        regs.r10 = args[3];
+        regs.r8 = args[4];
+        regs.r9 = args[5];
+        if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0)
+                return negative_errno();
+        r = step(pid, held);
+        if (r < 0)
+                return r;
+        if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
+                return negative_errno();
+        *ret = (int64_t) regs.rax;
+        return 0;
+}
+
+int tns_ptrace_detach(pid_t pid, pid_t tgid, const struct tns_held_signals *held) {
+        if (ptrace(PTRACE_DETACH, pid, 0, 0) < 0)
+                return negative_errno();
+        for (unsigned i = 0; held && i < held->n; i++)
+                (void) syscall(SYS_tgkill, tgid, pid, held->sig[i]);
+        return 0;
+}

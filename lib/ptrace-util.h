@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The thin ptrace edge: waiting for a tracee's next stop, and running a
+ * syscall inside a stopped tracee by single-stepping one `syscall`
+ * instruction (the kernel reports the step at the syscall's exit). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/* What a stop was, decoded from a waitpid status. */
+enum tns_stop {
+        TNS_STOP_EXITED,       /* the tracee is gone (exit or fatal signal) */
+        TNS_STOP_EXEC,         /* PTRACE_EVENT_EXEC */
+        TNS_STOP_INTERRUPT,    /* PTRACE_EVENT_STOP: our PTRACE_INTERRUPT, or a group stop */
+        TNS_STOP_SYSCALL,      /* syscall entry or exit (PTRACE_O_TRACESYSGOOD) */
+        TNS_STOP_STEP,         /* SIGTRAP after a single step */
+        TNS_STOP_SIGNAL,       /* signal-delivery-stop: *ret_sig holds the signal */
+};
+
+/* Decodes a status from waitpid(__WALL). */
+enum tns_stop tns_stop_decode(int status, int *ret_sig);
+
+/* Blocks until pid's next stop (or exit). Returns the stop or -errno. */
+int tns_ptrace_wait(pid_t pid, int *ret_sig);
+
+/* Signals that arrived while we held the tracee: suppressed during our
+ * steps, sent again (tgkill) once it runs on its own. */
+#define TNS_MAX_HELD_SIGNALS 8
+struct tns_held_signals {
+        unsigned n;
+        int sig[TNS_MAX_HELD_SIGNALS];
+};
+
+/* Runs syscall nr(args) in the tracee, which must be in a ptrace stop, by
+ * pointing its registers at `gadget` (the address of a `syscall`
+ * instruction in its memory) and single-stepping. `base` are the registers
+ * to start from (the caller restores the real ones afterwards). Returns 0
+ * and the syscall's raw return value in *ret, or -errno. */
+int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr,
+                       const uint64_t args[6], struct tns_held_signals *held, int64_t *ret);
+
+/* Detaches, then re-sends the held signals to the thread. */
+int tns_ptrace_detach(pid_t pid, pid_t tgid, const struct tns_held_signals *held);
