@@ -81,7 +81,7 @@ TEST(page_memfd_is_sealed_against_resize) {
         ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, NULL, &ns), 0);
         EXPECT_EQ(ftruncate(ns->page_fd, 0), -1);
         EXPECT_EQ(errno, EPERM);
-        EXPECT_EQ(ftruncate(ns->page_fd, 8192), -1);
+        EXPECT_EQ(ftruncate(ns->page_fd, 3 * TNS_PAGE_SIZE), -1);
         EXPECT_EQ(lseek(ns->page_fd, 0, SEEK_END), TNS_MEMFD_IMAGE);
         tns_ns_unref(ns);
 }
