@@ -174,6 +174,12 @@ static int run(const struct run_args *a, const int64_t offsets[TNS_CLASS_MAX]) {
                 (void) syscall(SYS_pidfd_send_signal, child.pidfd, SIGKILL, NULL, 0);
                 return EXIT_RUN_INTERNAL;
         }
+        /* Only now: the exec is trapped, and served by the supervisor. */
+        r = tns_spawn_wait_exec(&child, &stage);
+        if (r < 0) {
+                safe_close(child.pidfd);
+                return spawn_error(r, stage, a->argv[0]);
+        }
         st.child_pidfd = child.pidfd;
         r = wait_child(&st);
         safe_close(child.pidfd);

@@ -83,7 +83,7 @@ static int add_native_rule(scmp_filter_ctx ctx, const struct tns_syscall_desc *d
         return -EINVAL;
 }
 
-static int build_native(scmp_filter_ctx *ret) {
+static int build_native(unsigned flags, scmp_filter_ctx *ret) {
         _cleanup_seccomp_ scmp_filter_ctx ctx = NULL;
         int r;
 
@@ -91,6 +91,8 @@ static int build_native(scmp_filter_ctx *ret) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < _TNS_SYS_MAX; i++) {
+                if (tns_syscalls[i].vdso && (flags & TNS_FILTER_NO_VDSO))
+                        continue;
                 r = add_native_rule(ctx, &tns_syscalls[i]);
                 if (r < 0)
                         return r;
@@ -153,10 +155,14 @@ static int export_prog(scmp_filter_ctx ctx, struct tns_filter *ret) {
 }
 
 int tns_filter_build(struct tns_filter *ret) {
+        return tns_filter_build_flags(0, ret);
+}
+
+int tns_filter_build_flags(unsigned flags, struct tns_filter *ret) {
         _cleanup_seccomp_ scmp_filter_ctx native = NULL, compat = NULL;
         int r;
 
-        r = build_native(&native);
+        r = build_native(flags, &native);
         if (r < 0)
                 return r;
         r = build_compat(&compat);

@@ -15,6 +15,10 @@ struct tns_filter {
  * with TNS_COMPAT_ERRNO, everything else is allowed. Done before fork, so
  * that the child only has to make one syscall. */
 int tns_filter_build(struct tns_filter *ret);
+
+/* Without the exec traps of the vDSO injection: the syscall path only. */
+#define TNS_FILTER_NO_VDSO 0x1U
+int tns_filter_build_flags(unsigned flags, struct tns_filter *ret);
 void tns_filter_done(struct tns_filter *f);
 
 /* Installs the filter in the calling thread and returns the listener fd.

@@ -91,3 +91,17 @@ int tns_proc_for_each_child(pid_t tgid, int (*fn)(pid_t child, void *userdata), 
         }
         return 0;
 }
+
+int tns_proc_has_mapping(pid_t pid, const char *needle) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[512];
+
+        snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        while (fgets(line, sizeof(line), f))
+                if (strstr(line, needle))
+                        return 1;
+        return 0;
+}

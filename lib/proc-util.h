@@ -21,3 +21,7 @@ int tns_proc_status_parse(const char *text, struct tns_proc_status *ret);
  * (/proc/TGID/task/TID/children). Stops at and returns the first negative
  * value fn returns. */
 int tns_proc_for_each_child(pid_t tgid, int (*fn)(pid_t child, void *userdata), void *userdata);
+
+/* Whether /proc/PID/maps has a mapping whose path contains `needle`:
+ * 1, 0, or -errno. */
+int tns_proc_has_mapping(pid_t pid, const char *needle);

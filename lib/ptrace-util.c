@@ -73,8 +73,8 @@ static int step(pid_t pid, struct tns_held_signals *held) {
         return -EBUSY;
 }
 
-int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr,
-                       const uint64_t args[6], struct tns_held_signals *held, int64_t *ret) {
+int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr, const uint64_t args[6],
+                       struct tns_held_signals *held, int64_t *ret) {
         struct user_regs_struct regs = *base;
         int r;
 

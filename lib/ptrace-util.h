@@ -11,12 +11,12 @@
 
 /* What a stop was, decoded from a waitpid status. */
 enum tns_stop {
-        TNS_STOP_EXITED,       /* the tracee is gone (exit or fatal signal) */
-        TNS_STOP_EXEC,         /* PTRACE_EVENT_EXEC */
-        TNS_STOP_INTERRUPT,    /* PTRACE_EVENT_STOP: our PTRACE_INTERRUPT, or a group stop */
-        TNS_STOP_SYSCALL,      /* syscall entry or exit (PTRACE_O_TRACESYSGOOD) */
-        TNS_STOP_STEP,         /* SIGTRAP after a single step */
-        TNS_STOP_SIGNAL,       /* signal-delivery-stop: *ret_sig holds the signal */
+        TNS_STOP_EXITED, /* the tracee is gone (exit or fatal signal) */
+        TNS_STOP_EXEC, /* PTRACE_EVENT_EXEC */
+        TNS_STOP_INTERRUPT, /* PTRACE_EVENT_STOP: our PTRACE_INTERRUPT, or a group stop */
+        TNS_STOP_SYSCALL, /* syscall entry or exit (PTRACE_O_TRACESYSGOOD) */
+        TNS_STOP_STEP, /* SIGTRAP after a single step */
+        TNS_STOP_SIGNAL, /* signal-delivery-stop: *ret_sig holds the signal */
 };
 
 /* Decodes a status from waitpid(__WALL). */
@@ -38,8 +38,8 @@ struct tns_held_signals {
  * instruction in its memory) and single-stepping. `base` are the registers
  * to start from (the caller restores the real ones afterwards). Returns 0
  * and the syscall's raw return value in *ret, or -errno. */
-int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr,
-                       const uint64_t args[6], struct tns_held_signals *held, int64_t *ret);
+int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr, const uint64_t args[6],
+                       struct tns_held_signals *held, int64_t *ret);
 
 /* Detaches, then re-sends the held signals to the thread. */
 int tns_ptrace_detach(pid_t pid, pid_t tgid, const struct tns_held_signals *held);

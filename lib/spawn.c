@@ -58,13 +58,51 @@ static void report(int pipe_fd, enum tns_spawn_stage stage, int error) {
         _exit(stage == TNS_SPAWN_EXEC && (rep.error == ENOENT || rep.error == ENOTDIR) ? 127 : 126);
 }
 
+/* execvp()'s search, done before the filter is in place: the trapped
+ * execve then happens once. As execvp, remembers EACCES and goes on. */
+static int find_program(const char *name, char *buf, size_t size, const char **ret) {
+        const char *path = getenv("PATH") ?: "/usr/local/bin:/usr/bin:/bin";
+        int err = -ENOENT;
+
+        if (strchr(name, '/')) {
+                *ret = name;
+                return 0;
+        }
+        for (const char *p = path, *end;; p = end + 1) {
+                size_t len;
+
+                end = strchrnul(p, ':');
+                len = (size_t) (end - p);
+                if (len + 1 + strlen(name) + 1 <= size) {
+                        memcpy(buf, p, len);
+                        buf[len] = 0;
+                        if (len > 0)
+                                strcat(buf, "/");
+                        strcat(buf, name);
+                        if (access(buf, X_OK) == 0) {
+                                *ret = buf;
+                                return 0;
+                        }
+                        if (errno == EACCES)
+                                err = -EACCES;
+                }
+                if (!*end)
+                        return err;
+        }
+}
+
 /* Between fork and exec: only async-signal-safe calls. */
 static _Noreturn void child(const struct tns_filter *f, char *const argv[], int sock, int pipe_fd) {
+        char buf[4096];
+        const char *prog;
         sigset_t all;
         int fd, r;
 
         sigemptyset(&all);
         (void) sigprocmask(SIG_SETMASK, &all, NULL);
+        r = find_program(argv[0], buf, sizeof(buf), &prog);
+        if (r < 0)
+                report(pipe_fd, TNS_SPAWN_EXEC, r);
         fd = tns_filter_install(f);
         if (fd < 0)
                 report(pipe_fd, TNS_SPAWN_SETUP, fd);
@@ -73,7 +111,7 @@ static _Noreturn void child(const struct tns_filter *f, char *const argv[], int 
                 report(pipe_fd, TNS_SPAWN_SETUP, r);
         close(fd);
         close(sock);
-        execvp(argv[0], argv);
+        execv(prog, argv);
         report(pipe_fd, TNS_SPAWN_EXEC, errno);
         _exit(127); /* not reached */
 }
@@ -90,9 +128,9 @@ static int read_report(int pipe_fd, struct child_report *ret) {
 }
 
 int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *ret, enum tns_spawn_stage *ret_stage) {
-        _cleanup_close_ int listener = -EBADF, pidfd = -EBADF;
-        int socks[2], pipefd[2], r;
-        struct child_report rep;
+        _cleanup_close_ int pidfd = -EBADF;
+        int socks[2], pipefd[2], listener, r;
+        struct tns_child c;
         pid_t pid;
 
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0)
@@ -114,17 +152,33 @@ int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *
         close(pipefd[1]);
         listener = recv_fd(socks[0]);
         close(socks[0]);
-        r = read_report(pipefd[0], &rep);
-        close(pipefd[0]);
-        if (r != 0 || listener < 0) {
-                (void) waitpid(pid, NULL, 0);
-                if (r > 0 && ret_stage)
-                        *ret_stage = rep.stage;
-                return r > 0 ? -rep.error : r < 0 ? r : listener < 0 ? listener : -EIO;
-        }
+        c = (struct tns_child){.pid = pid, .pidfd = -EBADF, .listener = listener, .exec_fd = pipefd[0]};
+        if (listener < 0)
+                /* No listener: the child reports why, and is gone. */
+                return tns_spawn_wait_exec(&c, ret_stage) ?: -EIO;
         pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (pidfd < 0)
-                return negative_errno();
-        *ret = (struct tns_child){pid, TAKE_FD(pidfd), TAKE_FD(listener)};
+        if (pidfd < 0) {
+                r = negative_errno();
+                close(listener), close(c.exec_fd);
+                return r;
+        }
+        c.pidfd = TAKE_FD(pidfd);
+        *ret = c;
         return 0;
+}
+
+int tns_spawn_wait_exec(struct tns_child *c, enum tns_spawn_stage *ret_stage) {
+        struct child_report rep;
+        int r;
+
+        r = read_report(c->exec_fd, &rep);
+        c->exec_fd = safe_close(c->exec_fd);
+        if (r == 0)
+                return 0;
+        (void) waitpid(c->pid, NULL, 0);
+        if (r < 0)
+                return r;
+        if (ret_stage)
+                *ret_stage = rep.stage;
+        return -rep.error;
 }

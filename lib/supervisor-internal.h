@@ -5,7 +5,9 @@
 
 #include <seccomp.h>
 
+#include "ptrace-util.h"
 #include "supervisor.h"
+#include "vdso-host.h"
 
 /* A process whose namespace differs from its listener's: one that called
  * unshare(CLONE_NEWTIME), a child it had before (pinned to the old one), or
@@ -30,6 +32,20 @@ struct listener {
         struct listener *next;
 };
 
+/* An exec in flight: the caller is seized, the namespace's memfd is in
+ * its fd table as target_fd, and we wait for its exec (or interrupt) stop. */
+struct exec_trace {
+        struct tns_supervisor *s;
+        pid_t tid, tgid;
+        int target_fd;
+        struct tns_ns *ns;
+        struct tns_held_signals held;
+        struct exec_trace *next;
+};
+
+/* A hard cap on execs held at once (each holds a traced thread). */
+#define TNS_MAX_EXECS_IN_FLIGHT 1024
+
 struct tns_supervisor {
         sd_event *event;
         struct tns_logger log;
@@ -40,6 +56,11 @@ struct tns_supervisor {
         struct seccomp_notif_resp *resp;
         struct tns_supervisor_stats stats;
         const struct tns_image *image; /* our vDSO image, or NULL: syscall path only */
+        struct tns_vdso_host *vdso; /* NULL: no vDSO injection */
+        struct exec_trace *execs;
+        unsigned n_execs;
+        sd_event_source *sigchld;
+        struct tns_registry *registry; /* supervisor-registry.c; NULL if unused */
         tns_supervisor_idle_fn idle_fn;
         void *idle_userdata;
 };
@@ -48,3 +69,17 @@ struct tns_supervisor {
  * namespace unlinks itself when its last reference goes). */
 void supervisor_link_ns(struct tns_supervisor *s, struct tns_ns *ns);
 unsigned supervisor_count_namespaces(const struct tns_supervisor *s);
+
+/* supervisor-exec.c: vDSO injection at exec (see inject.h). */
+/* Prepares the exec of req's caller for injection; the caller of this
+ * function then lets the syscall continue. <0: no injection this time. */
+int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
+void supervisor_exec_done(struct tns_supervisor *s);
+/* Whether a clock call at ip is our image calling through to the kernel's
+ * vDSO, whose fallback syscall must then run unchanged (the image adds the
+ * offset itself). */
+bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req);
+
+/* supervisor-registry.c: a listener of ns hung up. Called by
+ * listener_free() before it drops its reference on ns. */
+void supervisor_registry_listener_gone(struct tns_supervisor *s, struct tns_ns *ns);

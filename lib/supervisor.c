@@ -266,7 +266,10 @@ static int write_results(struct call *c, const struct tns_emu_result *res) {
         return 0;
 }
 
-/* Returns the syscall's result (value or -errno) for the reply. */
+/* Returns the syscall's result (value or -errno) for the reply, or
+ * TNS_REPLY_CONTINUE to let the kernel run the call as it is. */
+#define TNS_REPLY_CONTINUE INT64_MIN
+
 static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct call *c) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
         struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem, env_capabilities, c};
@@ -281,6 +284,19 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
                 return -ENOSYS;
         l->s->stats.per_syscall[d->id]++;
         ns = resolve_ns(l, req->pid);
+        ns->n_calls++; /* for the control API (registry) */
+        if (d->id == TNS_SYS_EXECVE || d->id == TNS_SYS_EXECVEAT) {
+                /* The exec itself runs unchanged; where we cannot inject
+                 * (a debugger holds the caller, no vDSO here), the new
+                 * program uses the emulated syscalls. */
+                (void) supervisor_exec_begin(l, req, ns);
+                return TNS_REPLY_CONTINUE;
+        }
+        if ((d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME) &&
+            supervisor_is_vdso_fallback(l, req)) {
+                l->s->stats.vdso_fallbacks++;
+                return TNS_REPLY_CONTINUE;
+        }
         for (int k = 0; k < TNS_CLASS_MAX; k++)
                 st.offset[k] = tns_ns_offset(ns, k);
         st.tz_set = tns_ns_tz(ns, &st.tz);
@@ -289,7 +305,7 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         r = tns_emulate(d->id, args, &st, &env, &res);
         if (r < 0 || c->gone) {
                 if (!c->gone)
-                        l->s->stats.failures++;
+                        l->s->stats.failures++, ns->n_failures++;
                 return r < 0 ? r : -ESRCH;
         }
         if (res.ret >= 0) {
@@ -314,6 +330,7 @@ static void listener_free(struct listener *l) {
         s->stats.listeners--;
         sd_event_source_disable_unref(l->src);
         safe_close(l->fd);
+        supervisor_registry_listener_gone(s, l->ns); /* hook: supervisor-registry.c */
         tns_ns_unref(l->ns);
         free(l);
 }
@@ -341,8 +358,12 @@ static void respond(struct listener *l, uint64_t id, int64_t result) {
 
         memset(s->resp, 0, sizeof(*s->resp));
         s->resp->id = id;
-        s->resp->error = result < 0 ? (int32_t) result : 0;
-        s->resp->val = result < 0 ? 0 : result;
+        if (result == TNS_REPLY_CONTINUE)
+                s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        else {
+                s->resp->error = result < 0 ? (int32_t) result : 0;
+                s->resp->val = result < 0 ? 0 : result;
+        }
         if (seccomp_notify_respond(l->fd, s->resp) >= 0)
                 s->stats.replied++;
         else if (errno == ENOENT)
@@ -405,6 +426,23 @@ static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *use
         return 0;
 }
 
+/* Without a usable vDSO here, namespaces get no image and members use the
+ * emulated syscalls: slower, never wrong. */
+static void setup_vdso(struct tns_supervisor *s) {
+        _cleanup_free_ struct tns_vdso_host *h = calloc(1, sizeof(*h));
+        int r;
+
+        if (!h)
+                return;
+        r = tns_vdso_host_init(h);
+        if (r < 0) {
+                tns_log_errno(&s->log, LOG_DEBUG, r, "No vDSO injection on this host, syscall path only: %m");
+                return;
+        }
+        s->vdso = TAKE_PTR(h);
+        s->image = &s->vdso->image;
+}
+
 int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns_supervisor **ret) {
         _cleanup_free_ struct tns_supervisor *s = NULL;
         int r;
@@ -418,6 +456,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
         s->event = sd_event_ref(event);
         if (log)
                 s->log = *log;
+        setup_vdso(s);
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -425,6 +464,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         if (!s)
                 return NULL;
+        supervisor_exec_done(s);
         while (s->listeners)
                 listener_free(s->listeners);
         /* Namespaces still referenced only by the supervisor's list. */
@@ -438,6 +478,10 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
                 tns_ns_unref(ns);
         }
         seccomp_notify_free(s->req, s->resp);
+        if (s->vdso) {
+                tns_vdso_host_done(s->vdso);
+                free(s->vdso);
+        }
         sd_event_unref(s->event);
         free(s);
         return NULL;

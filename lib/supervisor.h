@@ -30,6 +30,9 @@ struct tns_supervisor_stats {
         unsigned namespaces;
         unsigned listeners;
         bool sync_wakeup; /* the kernel has SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
+        uint64_t vdso_injected; /* execs that got our vDSO */
+        uint64_t vdso_failed; /* execs that fell back to the syscall path */
+        uint64_t vdso_fallbacks; /* kernel vDSO fallback syscalls let through */
 };
 
 /* Hard caps on what containers can make the supervisor allocate. */

@@ -88,11 +88,19 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                         CLONE_NEWTIME,
                         {NULL},
                 },
+        /* Every exec: the new program gets our vDSO before it runs (inject.h).
+         * An i386 execve (int $0x80 from a 64-bit program) is not trapped:
+         * timens is no sandbox, and denying it would break every 32-bit
+         * program's exec. */
+        [TNS_SYS_EXECVE] =
+                {.id = TNS_SYS_EXECVE, .name = "execve", .nr = SYS_execve, .trap = TNS_TRAP_ALWAYS, .vdso = true},
+        [TNS_SYS_EXECVEAT] =
+                {.id = TNS_SYS_EXECVEAT, .name = "execveat", .nr = SYS_execveat, .trap = TNS_TRAP_ALWAYS, .vdso = true},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {
         for (size_t i = 0; i < ELEMENTSOF(tns_syscalls); i++)
-                if (tns_syscalls[i].nr == nr)
+                if (tns_syscalls[i].name && tns_syscalls[i].nr == nr)
                         return &tns_syscalls[i];
         return NULL;
 }

@@ -4,6 +4,7 @@
  * errno-table test list what it lists. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum tns_sys {
@@ -15,6 +16,8 @@ enum tns_sys {
         TNS_SYS_ADJTIMEX,
         TNS_SYS_CLOCK_ADJTIME,
         TNS_SYS_UNSHARE,
+        TNS_SYS_EXECVE,
+        TNS_SYS_EXECVEAT,
         _TNS_SYS_MAX,
 };
 
@@ -43,6 +46,9 @@ struct tns_syscall_desc {
          * programs are not emulated and must never read (or set) the
          * host's time silently. x32 uses the 64-bit names. */
         const char *i386_names[TNS_MAX_COMPAT_NAMES];
+        /* Trapped only to inject our vDSO: left out of the filter with
+         * TNS_FILTER_NO_VDSO. */
+        bool vdso;
 };
 
 extern const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX];

@@ -10,6 +10,7 @@
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _unused_ __attribute__((unused))
 #define _public_ __attribute__((visibility("default")))
+#define _fallthrough_ __attribute__((fallthrough))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _warn_unused_result_ __attribute__((warn_unused_result))
 
@@ -58,4 +59,10 @@ static inline int RET_NERRNO(long r) {
 static inline void closedirp(DIR **d) {
         if (*d)
                 (void) closedir(*d);
+}
+
+#include <stdio.h>
+static inline void fclosep(FILE **f) {
+        if (*f)
+                (void) fclose(*f);
 }

@@ -203,6 +203,8 @@ static int harness_serve(struct harness *h) {
 static void harness_done(struct harness *h) {
         tns_supervisor_free(h->s);
         close(h->child.pidfd);
+        if (h->child.exec_fd >= 0)
+                close(h->child.exec_fd);
         sd_event_unref(h->e);
 }
 

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* vDSO injection at exec, the supervisor's side (lib/inject.h says how). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "inject.h"
+#include "proc-util.h"
+#include "supervisor-internal.h"
+#include "util.h"
+
+#define AUXV_MAX_WORDS (1U << 18) /* 2 MiB of pointers: beyond ARG_MAX */
+
+static void trace_free(struct exec_trace *t) {
+        struct tns_supervisor *s = t->s;
+
+        for (struct exec_trace **p = &s->execs; *p; p = &(*p)->next)
+                if (*p == t) {
+                        *p = t->next;
+                        break;
+                }
+        s->n_execs--;
+        tns_ns_unref(t->ns);
+        free(t);
+}
+
+static int read_sysinfo(pid_t pid, uint64_t sp, size_t *ret_off, uint64_t *ret_val) {
+        _cleanup_free_ uint64_t *buf = NULL;
+        size_t n = 4096;
+        int r;
+
+        for (;;) {
+                struct iovec local, remote;
+                ssize_t got;
+                uint64_t *nb = realloc(buf, n * sizeof(uint64_t));
+
+                if (!nb)
+                        return -ENOMEM;
+                buf = nb;
+                local = (struct iovec){buf, n * sizeof(uint64_t)};
+                remote = (struct iovec){(void *) (uintptr_t) sp, n * sizeof(uint64_t)};
+                got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+                if (got <= 0)
+                        return got < 0 ? negative_errno() : -EFAULT;
+                r = tns_auxv_find_sysinfo(buf, (size_t) got / sizeof(uint64_t), ret_off, ret_val);
+                if (r != -EAGAIN || (size_t) got < n * sizeof(uint64_t) || n >= AUXV_MAX_WORDS)
+                        return r == -EAGAIN ? -EBADMSG : r;
+                n *= 2;
+        }
+}
+
+static int write_word(pid_t pid, uint64_t addr, uint64_t value) {
+        struct iovec local = {&value, sizeof(value)}, remote = {(void *) (uintptr_t) addr, sizeof(value)};
+
+        return process_vm_writev(pid, &local, 1, &remote, 1, 0) == sizeof(value) ? 0 : -EFAULT;
+}
+
+/* The parameter page is mapped read-only: /proc/PID/mem writes through
+ * that (FOLL_FORCE, a private copy-on-write page), process_vm_writev
+ * would not. */
+static int write_params(pid_t pid, uint64_t addr, const struct tns_vdso_params *p) {
+        _cleanup_close_ int fd = -EBADF;
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        return pwrite(fd, p, sizeof(*p), (off_t) addr) == sizeof(*p) ? 0 : -EIO;
+}
+
+struct injection {
+        struct exec_trace *t;
+        struct user_regs_struct regs;
+        uint64_t gadget;
+};
+
+static int inject_syscall(struct injection *in, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                          uint64_t a4, uint64_t a5, int64_t *ret) {
+        const uint64_t args[6] = {a0, a1, a2, a3, a4, a5};
+        int r;
+
+        r = tns_ptrace_syscall(in->t->tid, &in->regs, in->gadget, nr, args, &in->t->held, ret);
+        if (r < 0)
+                return r;
+        return *ret < 0 && *ret > -4096 ? (int) *ret : 0;
+}
+
+/* Maps [params | offsets | image] from the memfd the target holds, in
+ * three syscalls, and closes the fd. */
+static int map_vdso(struct injection *in, uint64_t *ret_base) {
+        size_t size = in->t->ns->memfd_size;
+        int fd = in->t->target_fd;
+        int64_t base, x;
+        int r;
+
+        r = inject_syscall(in, SYS_mmap, 0, size, PROT_READ, MAP_SHARED, fd, 0, &base);
+        if (r < 0)
+                return r;
+        r = inject_syscall(in, SYS_mmap, base, TNS_PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0, &x);
+        if (r >= 0 && x != base)
+                r = -EFAULT;
+        if (r >= 0)
+                r = inject_syscall(in, SYS_mprotect, base + TNS_MEMFD_IMAGE, size - TNS_MEMFD_IMAGE,
+                                   PROT_READ | PROT_EXEC, 0, 0, 0, &x);
+        (void) inject_syscall(in, SYS_close, fd, 0, 0, 0, 0, 0, &x);
+        if (r < 0) {
+                (void) inject_syscall(in, SYS_munmap, base, size, 0, 0, 0, 0, &x);
+                return r;
+        }
+        *ret_base = (uint64_t) base;
+        return 0;
+}
+
+/* At the exec's syscall-exit stop: the new program has not run yet. */
+static int inject_vdso(struct exec_trace *t) {
+        const struct tns_vdso_host *h = t->s->vdso;
+        struct injection in = {.t = t};
+        struct tns_vdso_params params;
+        uint64_t kernel_base, base;
+        size_t off;
+        int r;
+
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &in.regs) < 0)
+                return negative_errno();
+        if (in.regs.cs != 0x33)
+                return -EPROTOTYPE; /* a 32-bit program: syscall path only */
+        r = read_sysinfo(t->tid, in.regs.rsp, &off, &kernel_base);
+        if (r < 0)
+                return r;
+        in.gadget = kernel_base + h->gadget;
+        r = map_vdso(&in, &base);
+        if (r >= 0) {
+                tns_vdso_params_fill(h, kernel_base, &params);
+                r = write_params(t->tid, base, &params);
+        }
+        if (r >= 0)
+                r = write_word(t->tid, in.regs.rsp + off, base + TNS_MEMFD_IMAGE);
+        if (r < 0)
+                /* Without our image, no vDSO at all: libc and Go then use
+                 * the syscalls, which are emulated. Better slow than wrong. */
+                (void) write_word(t->tid, in.regs.rsp + off, 0);
+        if (ptrace(PTRACE_SETREGS, t->tid, 0, &in.regs) < 0 && r >= 0)
+                r = negative_errno();
+        return r;
+}
+
+/* The exec failed (no exec event): close the fd we gave it. The program
+ * is the one that called execve, its kernel vDSO where it was. */
+static int undo_addfd(struct exec_trace *t) {
+        const struct tns_vdso_host *h = t->s->vdso;
+        struct injection in = {.t = t};
+        uint64_t kernel_base = 0;
+        char path[64];
+        int64_t x;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/auxv", t->tid);
+        f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        for (uint64_t kv[2]; fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != 0;)
+                if (kv[0] == 33 /* AT_SYSINFO_EHDR */)
+                        kernel_base = kv[1];
+        fclose(f);
+        if (!kernel_base)
+                return -ENOENT;
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &in.regs) < 0)
+                return negative_errno();
+        if (in.regs.cs != 0x33)
+                return -EPROTOTYPE;
+        in.gadget = kernel_base + h->gadget;
+        (void) inject_syscall(&in, SYS_close, t->target_fd, 0, 0, 0, 0, 0, &x);
+        return ptrace(PTRACE_SETREGS, t->tid, 0, &in.regs) < 0 ? negative_errno() : 0;
+}
+
+static void log_trace(struct exec_trace *t, int level, int error, const char *what) {
+        tns_log_full(&t->s->log, level, error, &(struct tns_log_ctx){.pid = t->tid, .syscall = "execve"}, "%s: %m",
+                     what);
+}
+
+enum outcome { INJECTED, FAILED, NO_EXEC };
+
+static void finish(struct exec_trace *t, enum outcome o) {
+        if (o == INJECTED)
+                t->s->stats.vdso_injected++;
+        else if (o == FAILED)
+                t->s->stats.vdso_failed++;
+        (void) tns_ptrace_detach(t->tid, t->tgid, &t->held);
+        trace_free(t);
+}
+
+/* At the exec event: run on to the syscall's exit, where registers can be
+ * changed for good (at the event itself the syscall's return would
+ * overwrite rax), then inject. */
+static void on_exec_stop(struct exec_trace *t) {
+        int r, sig;
+
+        for (unsigned i = 0; i < 8; i++) {
+                if (ptrace(PTRACE_SYSCALL, t->tid, 0, 0) < 0)
+                        return finish(t, FAILED);
+                r = tns_ptrace_wait(t->tid, &sig);
+                if (r == TNS_STOP_SYSCALL)
+                        break;
+                if (r < 0 || r == TNS_STOP_EXITED)
+                        return trace_free(t);
+                if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
+        }
+        r = inject_vdso(t);
+        if (r < 0 && r != -EPROTOTYPE && r != -ENOENT)
+                log_trace(t, LOG_WARNING, r, "Failed to inject the vDSO, the program uses the syscall path");
+        finish(t, r >= 0 ? INJECTED : FAILED);
+}
+
+static void on_stop(struct exec_trace *t, int status) {
+        int sig;
+
+        switch (tns_stop_decode(status, &sig)) {
+        case TNS_STOP_EXITED:
+                return trace_free(t);
+        case TNS_STOP_EXEC:
+                return on_exec_stop(t);
+        case TNS_STOP_SIGNAL:
+                if (t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
+                _fallthrough_;
+        default:
+                /* The exec failed: an interrupt (or signal) stop with no
+                 * exec event before it. */
+                (void) undo_addfd(t);
+                return finish(t, NO_EXEC);
+        }
+}
+
+static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata) {
+        struct tns_supervisor *s = userdata;
+        struct exec_trace *t = s->execs, *next;
+
+        /* Signals coalesce: look at every exec in flight. */
+        for (; t; t = next) {
+                int status;
+                pid_t r;
+
+                next = t->next;
+                r = waitpid(t->tid, &status, __WALL | WNOHANG);
+                if (r < 0 && errno == ECHILD && t->tid != t->tgid) {
+                        /* A non-leader thread exec'd: it took the leader's id. */
+                        t->tid = t->tgid;
+                        r = waitpid(t->tid, &status, __WALL | WNOHANG);
+                }
+                if (r < 0)
+                        trace_free(t);
+                else if (r > 0)
+                        on_stop(t, status);
+        }
+        return 0;
+}
+
+static int ensure_sigchld(struct tns_supervisor *s) {
+        int r;
+
+        if (s->sigchld)
+                return 0;
+        r = sd_event_add_signal(s->event, &s->sigchld, SIGCHLD, on_sigchld, s);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(s->sigchld, "timens-exec-sigchld");
+        return 0;
+}
+
+static int add_memfd(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        _cleanup_close_ int ro = -EBADF;
+        struct seccomp_notif_addfd addfd = {.id = req->id};
+        char path[64];
+        int r;
+
+        /* A read-only description: members can map it, never write it. */
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", ns->page_fd);
+        ro = open(path, O_RDONLY | O_CLOEXEC);
+        if (ro < 0)
+                return negative_errno();
+        addfd.srcfd = (uint32_t) ro;
+        /* No O_CLOEXEC for the target: it must survive the exec. */
+        r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
+        return r < 0 ? negative_errno() : r;
+}
+
+int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        struct tns_supervisor *s = l->s;
+        _cleanup_free_ struct exec_trace *t = NULL;
+        struct tns_proc_status st;
+        int r;
+
+        if (!s->vdso || ns->memfd_size <= TNS_MEMFD_IMAGE)
+                return -EOPNOTSUPP;
+        if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || ensure_sigchld(s) < 0)
+                return -EBUSY;
+        r = tns_proc_status(req->pid, &st);
+        if (r < 0)
+                return r;
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
+                return negative_errno(); /* e.g. a debugger holds it: syscall path */
+        t->target_fd = add_memfd(l, req, ns);
+        if (t->target_fd < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
+                r = t->target_fd < 0 ? t->target_fd : negative_errno();
+                (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);
+                return r;
+        }
+        t->s = s;
+        t->tid = req->pid;
+        t->tgid = st.tgid;
+        t->ns = tns_ns_ref(ns);
+        t->next = s->execs;
+        s->execs = TAKE_PTR(t);
+        s->n_execs++;
+        return 0;
+}
+
+void supervisor_exec_done(struct tns_supervisor *s) {
+        while (s->execs) {
+                (void) ptrace(PTRACE_DETACH, s->execs->tid, 0, 0);
+                trace_free(s->execs);
+        }
+        s->sigchld = sd_event_source_disable_unref(s->sigchld);
+}
+
+bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req) {
+        const struct tns_vdso_host *h = l->s->vdso;
+        unsigned char ehdr[sizeof(h->ehdr)];
+        struct iovec local = {ehdr, sizeof(ehdr)}, remote;
+        uint64_t base;
+
+        if (!h || !tns_vdso_host_site(h, req->data.instruction_pointer, &base))
+                return false;
+        /* It is the kernel's vDSO there (not a program's own syscall that
+         * happens to sit at the same page offset)... */
+        remote = (struct iovec){(void *) (uintptr_t) base, sizeof(ehdr)};
+        if (process_vm_readv(req->pid, &local, 1, &remote, 1, 0) != sizeof(ehdr) ||
+            memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0 || seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return false;
+        /* ...and the program reads clocks through our image, which called
+         * it: a program without it gets the emulated answer. */
+        return tns_proc_has_mapping(req->pid, "timens-vdso") > 0;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "util.h"
+#include "vdso-elf.h"
+#include "vdso-host.h"
+
+/* The image embedded at build time (vdso-patch/vdso.mk). Weak: a build
+ * without it (the fuzz targets) simply has no vDSO injection. */
+extern const unsigned char tns_vdso_image[] __attribute__((weak));
+extern const size_t tns_vdso_image_size __attribute__((weak));
+
+static const char *const fn_names[_TNS_VDSO_FN_MAX] = {
+        [TNS_VDSO_CLOCK_GETTIME] = "__vdso_clock_gettime",
+        [TNS_VDSO_GETTIMEOFDAY] = "__vdso_gettimeofday",
+        [TNS_VDSO_TIME] = "__vdso_time",
+        [TNS_VDSO_CLOCK_GETRES] = "__vdso_clock_getres",
+        [TNS_VDSO_GETCPU] = "__vdso_getcpu",
+        [TNS_VDSO_GETRANDOM] = "__vdso_getrandom",
+};
+
+/* The size of this process's [vdso] mapping. */
+static int kernel_vdso_size(uint64_t base, uint64_t *ret) {
+        _cleanup_(fclosep) FILE *f = fopen("/proc/self/maps", "re");
+        char line[512];
+
+        if (!f)
+                return negative_errno();
+        while (fgets(line, sizeof(line), f)) {
+                unsigned long lo, hi;
+
+                if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+                        *ret = hi - lo;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+/* Every `syscall` instruction of the kernel's vDSO: the first is borrowed
+ * to run syscalls in a target, the addresses after them are where the
+ * kernel's fallbacks return. */
+static void find_syscalls(const uint8_t *image, uint64_t size, struct tns_vdso_host *h) {
+        for (uint64_t i = 0; i + 1 < size; i++) {
+                if (image[i] != 0x0f || image[i + 1] != 0x05)
+                        continue;
+                if (!h->gadget)
+                        h->gadget = i;
+                if (h->n_sites < TNS_MAX_FALLBACK_SITES)
+                        h->site[h->n_sites++] = i + 2;
+        }
+}
+
+static int lookup_kernel(const uint8_t *kernel, uint64_t size, struct tns_vdso_host *h) {
+        struct tns_vdso_elf e;
+        int r;
+
+        r = tns_vdso_elf_parse(kernel, size, &e);
+        if (r < 0)
+                return r;
+        for (int i = 0; i < _TNS_VDSO_FN_MAX; i++) {
+                r = tns_vdso_elf_lookup(&e, fn_names[i], TNS_VDSO_VERSION, &h->fn[i]);
+                if (r == -ENOENT)
+                        h->fn[i] = 0;
+                else if (r < 0)
+                        return r;
+        }
+        return h->fn[TNS_VDSO_CLOCK_GETTIME] ? 0 : -ENOENT;
+}
+
+/* Our image, less what this kernel's vDSO lacks: a program must not find a
+ * getrandom in our image that has nothing to call through to. */
+static int prepare_image(struct tns_vdso_host *h) {
+        size_t size = (tns_vdso_image_size + TNS_PAGE_SIZE - 1) & ~(size_t) (TNS_PAGE_SIZE - 1);
+        uint8_t *copy = calloc(1, size);
+
+        if (!copy)
+                return -ENOMEM;
+        memcpy(copy, tns_vdso_image, tns_vdso_image_size);
+        if (!h->fn[TNS_VDSO_GETRANDOM]) {
+                (void) tns_vdso_elf_hide(copy, tns_vdso_image_size, "__vdso_getrandom");
+                (void) tns_vdso_elf_hide(copy, tns_vdso_image_size, "getrandom");
+        }
+        h->image_buf = copy;
+        h->image = (struct tns_image){copy, size};
+        return 0;
+}
+
+int tns_vdso_host_init(struct tns_vdso_host *ret) {
+        struct tns_vdso_host h = {};
+        uint64_t base = getauxval(AT_SYSINFO_EHDR);
+        int r;
+
+        if (!base || !&tns_vdso_image_size || !tns_vdso_image || tns_vdso_image_size == 0)
+                return -ENOENT;
+        r = kernel_vdso_size(base, &h.kernel_size);
+        if (r < 0)
+                return r;
+        r = lookup_kernel((const uint8_t *) (uintptr_t) base, h.kernel_size, &h);
+        if (r < 0)
+                return r;
+        find_syscalls((const uint8_t *) (uintptr_t) base, h.kernel_size, &h);
+        if (!h.gadget)
+                return -ENOENT;
+        memcpy(h.ehdr, (const void *) (uintptr_t) base, sizeof(h.ehdr));
+        r = prepare_image(&h);
+        if (r < 0)
+                return r;
+        *ret = h;
+        return 0;
+}
+
+void tns_vdso_host_done(struct tns_vdso_host *h) {
+        free(h->image_buf);
+        *h = (struct tns_vdso_host){};
+}
+
+bool tns_vdso_host_site(const struct tns_vdso_host *h, uint64_t ip, uint64_t *ret_base) {
+        for (unsigned i = 0; i < h->n_sites; i++) {
+                uint64_t base = ip - h->site[i];
+
+                if (ip >= h->site[i] && (base & (TNS_PAGE_SIZE - 1)) == 0) {
+                        *ret_base = base;
+                        return true;
+                }
+        }
+        return false;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the supervisor learns once, at start, about this host's vDSO and
+ * prepares of ours: every process on the host has the same kernel vDSO
+ * (at a different address), so symbol offsets, a `syscall` instruction to
+ * borrow and the kernel's fallback call sites are found in our own. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ns.h"
+#include "offsets-page.h"
+
+#define TNS_MAX_FALLBACK_SITES 16
+
+struct tns_vdso_host {
+        struct tns_image image; /* our image, prepared for this kernel */
+        void *image_buf; /* owns image.data */
+        uint64_t kernel_size; /* the kernel vDSO's text mapping */
+        uint64_t fn[_TNS_VDSO_FN_MAX]; /* kernel function offsets from its base; 0: absent */
+        uint64_t gadget; /* offset of a `syscall` instruction in the kernel's vDSO */
+        /* Offsets of the address after each `syscall` instruction in the
+         * kernel's vDSO: a notification whose instruction pointer is one of
+         * them came from the kernel's own fallback path. */
+        unsigned n_sites;
+        uint64_t site[TNS_MAX_FALLBACK_SITES];
+        unsigned char ehdr[64]; /* the kernel vDSO's ELF header, to recognise it */
+};
+
+/* -ENOENT if this process has no vDSO (vdso=0) or the image is unusable. */
+int tns_vdso_host_init(struct tns_vdso_host *ret);
+void tns_vdso_host_done(struct tns_vdso_host *h);
+
+/* If ip could be the return address of a kernel vDSO fallback syscall,
+ * returns true with the base the kernel vDSO would have. */
+bool tns_vdso_host_site(const struct tns_vdso_host *h, uint64_t ip, uint64_t *ret_base);
