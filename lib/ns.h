@@ -43,6 +43,11 @@ struct tns_ns {
         int page_fd;    /* the memfd described above */
         size_t memfd_size;
         struct tns_offsets_page *page;
+        /* For the control API: calls served for this namespace's
+         * processes and those that failed (supervisor.c counts), and the
+         * registry's record of it (supervisor-registry.c; NULL if none). */
+        uint64_t n_calls, n_failures;
+        struct tns_ns_record *record;
         /* Supervisor-owned list of all namespaces. */
         struct tns_ns *next, **pprev;
 };
