@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "proc-util.h"
+#include "supervisor-internal.h"
+#include "supervisor-registry.h"
+#include "time-util.h"
+#include "util.h"
+
+/* What the registry keeps about a namespace it holds. */
+struct tns_ns_record {
+        struct tns_registry *r;
+        struct tns_ns *ns; /* owns the supervisor's creation reference */
+        enum tns_origin origin;
+        enum tns_grant grant;
+        int64_t created_realtime_ns;
+        uint64_t sets;
+        struct tns_ns_record *next, **pprev;
+};
+
+struct tns_registry {
+        struct tns_supervisor *s;
+        struct tns_ns_record *records;
+        tns_registry_gone_fn gone_fn;
+        void *gone_userdata;
+};
+
+static int64_t clock_now_ns(clockid_t id) {
+        struct timespec ts;
+        int64_t ns;
+
+        if (clock_gettime(id, &ts) < 0 || tns_ts_to_ns(&ts, &ns) < 0)
+                return 0;
+        return ns;
+}
+
+int tns_registry_new(struct tns_supervisor *s, struct tns_registry **ret) {
+        struct tns_registry *r;
+
+        if (s->registry)
+                return -EBUSY;
+        r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        r->s = s;
+        s->registry = r;
+        *ret = r;
+        return 0;
+}
+
+struct tns_registry *tns_registry_free(struct tns_registry *r) {
+        if (!r)
+                return NULL;
+        /* The creation references go back to the supervisor, which drops
+         * them in tns_supervisor_free(). */
+        while (r->records) {
+                struct tns_ns_record *rec = r->records;
+
+                r->records = rec->next;
+                rec->ns->record = NULL;
+                free(rec);
+        }
+        r->s->registry = NULL;
+        free(r);
+        return NULL;
+}
+
+void tns_registry_set_gone_callback(struct tns_registry *r, tns_registry_gone_fn fn, void *userdata) {
+        r->gone_fn = fn;
+        r->gone_userdata = userdata;
+}
+
+static bool name_char(char c, bool first) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+                return true;
+        return !first && c != '\0' && strchr("_.:@+-", c);
+}
+
+bool tns_ns_name_valid(const char *name) {
+        bool digits = true;
+        size_t n;
+
+        if (!name)
+                return false;
+        for (n = 0; name[n]; n++) {
+                if (n >= TNS_NS_NAME_MAX || !name_char(name[n], n == 0))
+                        return false;
+                if (name[n] < '0' || name[n] > '9')
+                        digits = false;
+        }
+        return n > 0 && !digits;
+}
+
+struct tns_ns *tns_registry_find(struct tns_registry *r, const char *name) {
+        if (!name)
+                return NULL;
+        for (struct tns_ns_record *rec = r->records; rec; rec = rec->next)
+                if (rec->ns->name && strcmp(rec->ns->name, name) == 0)
+                        return rec->ns;
+        return NULL;
+}
+
+struct tns_ns *tns_registry_find_id(struct tns_registry *r, uint64_t id) {
+        for (struct tns_ns *ns = r->s->namespaces; ns; ns = ns->next)
+                if (ns->id == id)
+                        return ns;
+        return NULL;
+}
+
+static int cmp_id(const void *a, const void *b) {
+        const struct tns_ns *x = *(struct tns_ns *const *) a, *y = *(struct tns_ns *const *) b;
+
+        return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int tns_registry_list(struct tns_registry *r, struct tns_ns ***ret, size_t *ret_n) {
+        size_t n = supervisor_count_namespaces(r->s), i = 0;
+        struct tns_ns **v;
+
+        v = calloc(n ? n : 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        for (struct tns_ns *ns = r->s->namespaces; ns && i < n; ns = ns->next)
+                v[i++] = ns;
+        qsort(v, i, sizeof(*v), cmp_id);
+        *ret = v;
+        *ret_n = i;
+        return 0;
+}
+
+static bool in_subtree(const struct tns_ns *x, const struct tns_ns *top) {
+        for (; x; x = x->parent)
+                if (x == top)
+                        return true;
+        return false;
+}
+
+/* Listeners feeding ns itself, and processes pinned into its subtree. */
+static void count_processes(struct tns_registry *r, struct tns_ns *ns, unsigned *ret_listeners,
+                            unsigned *ret_pinned, bool *ret_live) {
+        unsigned listeners = 0, pinned = 0;
+        bool live = false;
+
+        for (struct listener *l = r->s->listeners; l; l = l->next) {
+                if (l->ns == ns)
+                        listeners++;
+                if (in_subtree(l->ns, ns))
+                        live = true;
+                for (struct member *m = l->members; m; m = m->next) {
+                        if (m->ns == ns)
+                                pinned++;
+                        if (in_subtree(m->ns, ns))
+                                live = true;
+                }
+        }
+        *ret_listeners = listeners;
+        *ret_pinned = pinned;
+        *ret_live = live;
+}
+
+void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_info *ret) {
+        struct tns_ns_record *rec = ns->record;
+        struct tns_ns_info info = {
+                .id = ns->id,
+                .parent_id = ns->parent ? ns->parent->id : 0,
+                .name = ns->name,
+                .origin = rec ? rec->origin : ns->parent ? TNS_ORIGIN_UNSHARE : TNS_ORIGIN_DETACHED,
+                .grant = rec ? rec->grant : TNS_GRANT_NONE,
+                .calls = ns->n_calls,
+                .failures = ns->n_failures,
+                .sets = rec ? rec->sets : 0,
+                .created_realtime_ns = rec ? rec->created_realtime_ns : 0,
+        };
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                info.offset[c] = tns_ns_offset(ns, c);
+        for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
+                info.children++;
+        count_processes(r, ns, &info.listeners, &info.pinned, &info.live);
+        *ret = info;
+}
+
+static struct member *pinned_member(struct tns_registry *r, pid_t pid) {
+        for (struct listener *l = r->s->listeners; l; l = l->next)
+                for (struct member *m = l->members; m; m = m->next)
+                        if (m->tgid == pid)
+                                return m;
+        return NULL;
+}
+
+/* A breadth-first walk of process trees that stops at processes pinned
+ * to another namespace; pids[] doubles as the queue. */
+struct walk {
+        struct tns_registry *r;
+        struct tns_ns *ns;
+        pid_t *pids;
+        size_t max, n;
+};
+
+static void walk_add(struct walk *w, pid_t pid) {
+        if (w->n < w->max)
+                w->pids[w->n] = pid;
+        w->n++;
+}
+
+static int walk_child(pid_t child, void *userdata) {
+        struct walk *w = userdata;
+        struct tns_proc_status st;
+        struct member *m;
+
+        if (tns_proc_status(child, &st) < 0 || st.tgid != child)
+                return 0;
+        m = pinned_member(w->r, child);
+        if (m && m->ns != w->ns)
+                return 0;
+        if (!m)
+                walk_add(w, child); /* pinned ones were added as roots */
+        return 0;
+}
+
+int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
+        struct walk w = {r, ns, pids, max, 0};
+
+        for (struct listener *l = r->s->listeners; l; l = l->next) {
+                struct member *m = l->root_pid > 0 ? pinned_member(r, l->root_pid) : NULL;
+
+                if (l->ns == ns && l->root_pid > 0 && !m && kill(l->root_pid, 0) == 0)
+                        walk_add(&w, l->root_pid);
+                for (m = l->members; m; m = m->next)
+                        if (m->ns == ns)
+                                walk_add(&w, m->tgid);
+        }
+        /* Entries past max are counted, not kept: their children are not
+         * walked, so the count is a lower bound then. */
+        for (size_t i = 0; i < w.n && i < w.max; i++)
+                (void) tns_proc_for_each_child(w.pids[i], walk_child, &w);
+        return (int) (w.n > INT32_MAX ? INT32_MAX : w.n);
+}
+
+static struct tns_ns *listener_root_ns(struct tns_registry *r, pid_t pid) {
+        for (struct listener *l = r->s->listeners; l; l = l->next)
+                if (l->root_pid == pid)
+                        return l->ns;
+        return NULL;
+}
+
+struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid) {
+        struct tns_proc_status st;
+        unsigned depth = 0;
+
+        if (!r->s->listeners)
+                return NULL;
+        /* The nearest entry up the parent chain decides, as for callers
+         * (supervisor.c, resolve_ns); the chain is bounded by pid_max. */
+        for (pid_t p = pid; p > 1 && depth < 4096; p = st.ppid, depth++) {
+                struct member *m = pinned_member(r, p);
+                struct tns_ns *ns = m ? m->ns : listener_root_ns(r, p);
+
+                if (ns)
+                        return ns;
+                if (tns_proc_status(p, &st) < 0)
+                        break;
+        }
+        return NULL;
+}
+
+int tns_registry_create(struct tns_registry *r, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                        enum tns_origin origin, enum tns_grant grant, struct tns_ns **ret) {
+        _cleanup_free_ struct tns_ns_record *rec = NULL;
+        struct tns_ns *ns;
+        int k;
+
+        if (name && !tns_ns_name_valid(name))
+                return -EINVAL;
+        if (tns_registry_find(r, name))
+                return -EEXIST;
+        rec = calloc(1, sizeof(*rec));
+        if (!rec)
+                return -ENOMEM;
+        k = tns_supervisor_create_ns(r->s, name, offsets, &ns);
+        if (k < 0)
+                return k;
+        *rec = (struct tns_ns_record){.r = r, .ns = ns, .origin = origin, .grant = grant};
+        rec->created_realtime_ns = clock_now_ns(CLOCK_REALTIME);
+        rec->next = r->records;
+        if (rec->next)
+                rec->next->pprev = &rec->next;
+        rec->pprev = &r->records;
+        r->records = rec;
+        ns->record = TAKE_PTR(rec);
+        *ret = ns;
+        return 0;
+}
+
+/* Forgets the record and gives up the creation reference: the namespace
+ * goes now, or with its last process. */
+static void record_drop(struct tns_ns_record *rec) {
+        struct tns_registry *r = rec->r;
+        struct tns_ns *ns = rec->ns;
+
+        *rec->pprev = rec->next;
+        if (rec->next)
+                rec->next->pprev = rec->pprev;
+        ns->record = NULL;
+        free(rec);
+        if (r->gone_fn)
+                r->gone_fn(r, ns->id, ns->name, r->gone_userdata);
+        tns_ns_unref(ns);
+}
+
+int tns_registry_destroy(struct tns_registry *r, struct tns_ns *ns, bool force) {
+        unsigned listeners, pinned;
+        bool live;
+
+        if (!ns->record)
+                return -EPERM;
+        count_processes(r, ns, &listeners, &pinned, &live);
+        if (live && !force)
+                return -EBUSY;
+        if (live) {
+                /* Detached: nameless, so the name can be used again. */
+                free(ns->name);
+                ns->name = NULL;
+        }
+        record_drop(ns->record);
+        return 0;
+}
+
+/* Called by listener_free() before it drops its reference on ns. */
+void supervisor_registry_listener_gone(struct tns_supervisor *s, struct tns_ns *ns) {
+        struct tns_ns_record *rec = ns->record;
+
+        if (!s->registry || !rec || rec->origin != TNS_ORIGIN_RUN)
+                return;
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->ns == ns)
+                        return;
+        record_drop(rec);
+}
+
+static int check_offsets(struct tns_ns *ns, unsigned mask, const int64_t v[TNS_CLASS_MAX], bool live,
+                         bool allow_backwards, enum tns_clock_class *ret_class) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                struct timespec now;
+
+                if (!(mask & (1U << c)))
+                        continue;
+                *ret_class = c;
+                if (clock_gettime(tns_class_clock(c), &now) < 0)
+                        return negative_errno();
+                if (tns_offset_check(c, v[c], &now) < 0)
+                        return -ERANGE;
+                /* Moving a running MONOTONIC or BOOTTIME backwards breaks
+                 * what those clocks promise (clock_gettime(2)). */
+                if (live && !allow_backwards && c != TNS_CLASS_REALTIME && v[c] < tns_ns_offset(ns, c))
+                        return -EDOM;
+        }
+        return 0;
+}
+
+int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned mask,
+                             const int64_t offsets[TNS_CLASS_MAX], bool allow_backwards,
+                             enum tns_clock_class *ret_class) {
+        int64_t old[TNS_CLASS_MAX];
+        unsigned listeners, pinned;
+        enum tns_clock_class bad = TNS_CLASS_MONOTONIC;
+        bool live;
+        int k;
+
+        count_processes(r, ns, &listeners, &pinned, &live);
+        k = check_offsets(ns, mask, offsets, live, allow_backwards, &bad);
+        if (k < 0) {
+                *ret_class = bad;
+                return k;
+        }
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                old[c] = tns_ns_offset(ns, c);
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                if (!(mask & (1U << c)))
+                        continue;
+                k = tns_ns_set_offset(ns, c, offsets[c]);
+                if (k < 0) {
+                        /* A descendant would overflow: undo what was set. */
+                        for (int u = 0; u < c; u++)
+                                if (mask & (1U << u))
+                                        (void) tns_ns_set_offset(ns, u, old[u]);
+                        *ret_class = c;
+                        return k;
+                }
+        }
+        if (ns->record)
+                ns->record->sets++;
+        return 0;
+}
+
+/* The kernel names the inode of every listener alike (seccomp.c,
+ * init_listener: anon_inode_getfile("seccomp notify", ...)). */
+static int check_listener_fd(int fd) {
+        char path[64], target[64];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        n = readlink(path, target, sizeof(target) - 1);
+        if (n < 0)
+                return negative_errno();
+        target[n] = '\0';
+        return strcmp(target, "anon_inode:seccomp notify") == 0 ? 0 : -ENOTTY;
+}
+
+int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t root_pid) {
+        _cleanup_close_ int owned = fd;
+        unsigned listeners, pinned;
+        bool live;
+        int k;
+
+        k = check_listener_fd(fd);
+        if (k < 0)
+                return k;
+        count_processes(r, ns, &listeners, &pinned, &live);
+        if (listeners >= TNS_MAX_LISTENERS_PER_NS || r->s->stats.listeners >= TNS_MAX_LISTENERS)
+                return -ENOSPC;
+        return tns_supervisor_add_listener(r->s, ns, TAKE_FD(owned), root_pid);
+}
+
+int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_clock_state *ret) {
+        struct tns_clock_state st = {.grant = ns->record ? ns->record->grant : TNS_GRANT_NONE};
+
+        if (ns->name)
+                snprintf(st.name, sizeof(st.name), "%s", ns->name);
+        st.host_realtime_ns = clock_now_ns(CLOCK_REALTIME);
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                st.offset_ns[c] = tns_ns_offset(ns, c);
+                if (tns_ns_add(clock_now_ns(tns_class_clock(c)), st.offset_ns[c], &st.value_ns[c]) < 0)
+                        return -ERANGE;
+        }
+        *ret = st;
+        return 0;
+}
+
+/* MONOTONIC and BOOTTIME continue from their exported values (as CRIU
+ * restores a time namespace: offsets recomputed against this host's
+ * clocks); REALTIME follows real time, which went on meanwhile. */
+static int import_offsets(const struct tns_clock_state *st, int64_t ret[TNS_CLASS_MAX],
+                          enum tns_clock_class *ret_class) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                struct timespec now;
+                int64_t host;
+
+                *ret_class = c;
+                if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                        return -ERANGE;
+                if (c == TNS_CLASS_REALTIME)
+                        ret[c] = st->offset_ns[c];
+                else if (__builtin_sub_overflow(st->value_ns[c], host, &ret[c]))
+                        return -ERANGE;
+                if (tns_offset_check(c, ret[c], &now) < 0)
+                        return -ERANGE;
+        }
+        return 0;
+}
+
+int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *state, const char *name,
+                        enum tns_grant grant, struct tns_ns **ret, enum tns_clock_class *ret_class) {
+        int64_t offsets[TNS_CLASS_MAX];
+        enum tns_clock_class bad = TNS_CLASS_MONOTONIC;
+        int k;
+
+        if (!name && state->name[0])
+                name = state->name;
+        k = import_offsets(state, offsets, &bad);
+        if (k < 0) {
+                *ret_class = bad;
+                return k;
+        }
+        return tns_registry_create(r, name, offsets, TNS_ORIGIN_IMPORT, grant, ret);
+}

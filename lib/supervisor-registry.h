@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The registry: what timensd needs of the engine beyond serving calls —
+ * namespaces by name, their life cycle, live changes of offsets, counters,
+ * listener fds adopted from clients, and which namespace a process is in.
+ *
+ * Life cycle. A namespace the registry *holds* (made by create, import or
+ * adopt) has a record and a name unique among held namespaces; the record
+ * owns the supervisor's creation reference. Namespaces made by adopt
+ * (`timensctl run`) are dropped when their last listener hangs up, i.e.
+ * when the last process under their filter has exited; the others live
+ * until destroyed. Destroying a namespace that still has processes is
+ * refused (-EBUSY) unless forced: then it only loses its name and record,
+ * as `ip netns delete` does, and its processes keep their clocks until they
+ * exit. Child namespaces (unshare inside) are never held: they come and go
+ * with their processes. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "supervisor.h"
+
+/* Names: 1..TNS_NS_NAME_MAX characters of [A-Za-z0-9_.:@+-], starting
+ * with a letter or digit, not all digits (a number names an id). */
+#define TNS_NS_NAME_MAX 128
+/* Listeners one namespace may be fed by (adopt with join). */
+#define TNS_MAX_LISTENERS_PER_NS 64
+#define TNS_MAX_LISTENERS 4096
+
+enum tns_origin {
+        TNS_ORIGIN_CREATE, /* made empty by the API; lives until destroyed */
+        TNS_ORIGIN_RUN,    /* made by adopt; gone with its last process */
+        TNS_ORIGIN_IMPORT, /* made from exported clock state; as create */
+        TNS_ORIGIN_UNSHARE, /* a child made by unshare(CLONE_NEWTIME) inside */
+        TNS_ORIGIN_DETACHED, /* destroyed while it had processes: nameless */
+        _TNS_ORIGIN_MAX,
+};
+
+/* What processes inside a namespace may do through the control API. */
+enum tns_grant {
+        TNS_GRANT_NONE, /* nothing: every request is refused (the default) */
+        TNS_GRANT_READ, /* the read-only operations */
+        TNS_GRANT_FULL, /* whatever their user may do from outside */
+        _TNS_GRANT_MAX,
+};
+
+struct tns_registry;
+
+/* Called after a held namespace was dropped (its last process exited, or
+ * it was destroyed); name may be NULL. */
+typedef void (*tns_registry_gone_fn)(struct tns_registry *r, uint64_t id, const char *name, void *userdata);
+
+int tns_registry_new(struct tns_supervisor *s, struct tns_registry **ret);
+/* Forgets the records; the supervisor keeps the namespaces until it is
+ * freed itself. */
+struct tns_registry *tns_registry_free(struct tns_registry *r);
+void tns_registry_set_gone_callback(struct tns_registry *r, tns_registry_gone_fn fn, void *userdata);
+
+bool tns_ns_name_valid(const char *name);
+
+/* A held namespace by name, or any namespace of the supervisor by id. */
+struct tns_ns *tns_registry_find(struct tns_registry *r, const char *name);
+struct tns_ns *tns_registry_find_id(struct tns_registry *r, uint64_t id);
+
+/* All namespaces of the supervisor, oldest first: *ret is an array the
+ * caller frees. */
+int tns_registry_list(struct tns_registry *r, struct tns_ns ***ret, size_t *ret_n);
+
+struct tns_ns_info {
+        uint64_t id;
+        uint64_t parent_id; /* 0 for a root */
+        const char *name;   /* NULL if none; valid until the next change */
+        enum tns_origin origin;
+        enum tns_grant grant;
+        int64_t offset[TNS_CLASS_MAX]; /* effective: namespace clock = host + offset */
+        unsigned listeners;            /* listener fds feeding this namespace */
+        unsigned pinned;               /* processes pinned to it after an unshare */
+        unsigned children;             /* child namespaces */
+        bool live;                     /* it or a descendant has processes */
+        uint64_t calls, failures;      /* calls served for its processes */
+        uint64_t sets;                 /* changes through the registry */
+        int64_t created_realtime_ns;   /* 0 if unknown */
+};
+
+void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_info *ret);
+
+/* The live processes of a namespace (the trees under its listeners'
+ * processes, and processes pinned to it, minus those pinned elsewhere), at
+ * most max; returns how many it found, which may exceed max. Processes that
+ * were reparented out of those trees (daemonised) are not found. */
+int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max);
+
+/* The namespace a process belongs to: its own or its nearest ancestor's
+ * entry, as the supervisor resolves callers; NULL if none. */
+struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid);
+
+/* A new held namespace. -EEXIST if the name is taken, -EINVAL if it is
+ * not valid, -ENOSPC past TNS_MAX_NAMESPACES. */
+int tns_registry_create(struct tns_registry *r, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                        enum tns_origin origin, enum tns_grant grant, struct tns_ns **ret);
+
+/* -EBUSY while it has processes, unless force (see above); -EPERM for a
+ * namespace the registry does not hold (a child, a detached one). */
+int tns_registry_destroy(struct tns_registry *r, struct tns_ns *ns, bool force);
+
+/* Sets the effective offsets of the classes in mask (bit 1 << class) at
+ * once: every value is checked first (-ERANGE, *ret_class says which),
+ * then all are published. A live namespace's MONOTONIC or BOOTTIME may not
+ * move backwards unless allow_backwards (-EDOM, *ret_class says which). */
+int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned mask,
+                             const int64_t offsets[TNS_CLASS_MAX], bool allow_backwards,
+                             enum tns_clock_class *ret_class);
+
+/* Serves a seccomp listener fd (taken, also on failure) for ns. -ENOTTY if
+ * fd is not a seccomp listener, -ENOSPC past the caps. */
+int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t root_pid);
+
+/* A namespace's clocks as a checkpoint keeps them. */
+struct tns_clock_state {
+        char name[TNS_NS_NAME_MAX + 1]; /* "" if none */
+        enum tns_grant grant;
+        int64_t host_realtime_ns;      /* the host's CLOCK_REALTIME at export */
+        int64_t value_ns[TNS_CLASS_MAX];  /* the namespace's clocks at export */
+        int64_t offset_ns[TNS_CLASS_MAX]; /* its offsets at export */
+};
+
+int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_clock_state *ret);
+
+/* A held namespace (origin import) whose MONOTONIC and BOOTTIME read now
+ * what they read at export, and whose REALTIME keeps its offset from the
+ * host's; name overrides state->name if not NULL. -ERANGE (*ret_class)
+ * if this host's clocks cannot give those values. */
+int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *state, const char *name,
+                        enum tns_grant grant, struct tns_ns **ret, enum tns_clock_class *ret_class);
