@@ -62,6 +62,8 @@ ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(LIB_SRCS))
+# Our vDSO image, embedded into libtimens (appends to LIB_OBJS).
+include vdso-patch/vdso.mk
 LIBTIMENS := $(BUILDDIR)/libtimens.a
 
 CTL_SRCS := $(wildcard daemon/timensctl*.c)
@@ -113,12 +115,13 @@ $(BUILDDIR)/tests/helpers/%-static: tests/helpers/%.c $(LIBTIMENS)
 	$(Q)$(CC) $(BASE_CFLAGS) -static -o $@ $< -lm
 
 # libFuzzer targets (clang only), with ASan+UBSan.
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard lib/*.h)
+# The generated image source comes along: libtimens always embeds one.
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(VDSO_IMAGE_C) $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+		-o $@ $< $(LIB_SRCS) $(VDSO_IMAGE_C) $(PKG_LIBS)
 
 deps:
 	scripts/deps.sh build test

@@ -104,7 +104,10 @@ int embedded_supervisor_start(int listener, const char *name, const int64_t offs
                 sigset_t all;
 
                 close(ready[0]);
+                /* SIGCHLD stays blocked: the engine reads ptrace stops
+                 * through it (sd-event wants it blocked). */
                 sigemptyset(&all);
+                sigaddset(&all, SIGCHLD);
                 (void) sigprocmask(SIG_SETMASK, &all, NULL);
                 if (detach() < 0)
                         _exit(EXIT_FAILURE);

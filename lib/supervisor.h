@@ -41,6 +41,8 @@ struct tns_supervisor_stats {
 
 typedef void (*tns_supervisor_idle_fn)(struct tns_supervisor *s, void *userdata);
 
+/* The calling thread must keep SIGCHLD blocked: vDSO injection waits for
+ * ptrace stops through an sd-event signal source. */
 int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns_supervisor **ret);
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s);
 

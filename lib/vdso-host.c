@@ -9,10 +9,7 @@
 #include "vdso-elf.h"
 #include "vdso-host.h"
 
-/* The image embedded at build time (vdso-patch/vdso.mk). Weak: a build
- * without it (the fuzz targets) simply has no vDSO injection. */
-extern const unsigned char tns_vdso_image[] __attribute__((weak));
-extern const size_t tns_vdso_image_size __attribute__((weak));
+#include "vdso-image.h"
 
 static const char *const fn_names[_TNS_VDSO_FN_MAX] = {
         [TNS_VDSO_CLOCK_GETTIME] = "__vdso_clock_gettime",
@@ -95,7 +92,7 @@ int tns_vdso_host_init(struct tns_vdso_host *ret) {
         uint64_t base = getauxval(AT_SYSINFO_EHDR);
         int r;
 
-        if (!base || !&tns_vdso_image_size || !tns_vdso_image || tns_vdso_image_size == 0)
+        if (!base || tns_vdso_image_size == 0)
                 return -ENOENT;
         r = kernel_vdso_size(base, &h.kernel_size);
         if (r < 0)
