@@ -29,3 +29,6 @@ int tns_auxv_find_sysinfo(const uint64_t *words, size_t n, size_t *ret_offset, u
 
 /* The parameter page for a process whose kernel vDSO is at kernel_base. */
 void tns_vdso_params_fill(const struct tns_vdso_host *h, uint64_t kernel_base, struct tns_vdso_params *ret);
+
+/* The injected code (inject-blob.c). */
+extern const unsigned char tns_inject_blob[], tns_inject_blob_end[];

@@ -64,105 +64,134 @@ static int write_word(pid_t pid, uint64_t addr, uint64_t value) {
         return process_vm_writev(pid, &local, 1, &remote, 1, 0) == sizeof(value) ? 0 : -EFAULT;
 }
 
-/* The parameter page is mapped read-only: /proc/PID/mem writes through
- * that (FOLL_FORCE, a private copy-on-write page), process_vm_writev
+/* Writes through /proc/PID/mem: it reaches read-only private mappings
+ * (FOLL_FORCE makes a private copy-on-write page), process_vm_writev
  * would not. */
-static int write_params(pid_t pid, uint64_t addr, const struct tns_vdso_params *p) {
-        _cleanup_close_ int fd = -EBADF;
+static int mem_write(int memfd, uint64_t addr, const void *p, size_t n) {
+        return pwrite(memfd, p, n, (off_t) addr) == (ssize_t) n ? 0 : -EIO;
+}
+
+static int mem_read(int memfd, uint64_t addr, void *p, size_t n) {
+        return pread(memfd, p, n, (off_t) addr) == (ssize_t) n ? 0 : -EIO;
+}
+
+static int open_mem(pid_t pid) {
         char path[64];
+        int fd;
 
         snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        return pwrite(fd, p, sizeof(*p), (off_t) addr) == sizeof(*p) ? 0 : -EIO;
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
 }
 
-struct injection {
-        struct exec_trace *t;
-        struct user_regs_struct regs;
-        uint64_t gadget;
-};
+/* Resumes the tracee until it reaches the blob's int3. The interrupt we
+ * asked for at the execve (and any group stop) is reported on the way:
+ * resume again; signals are held for later. */
+static int run_to_trap(struct exec_trace *t) {
+        for (unsigned i = 0; i < 16; i++) {
+                int sig, r;
 
-static int inject_syscall(struct injection *in, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
-                          uint64_t a4, uint64_t a5, int64_t *ret) {
-        const uint64_t args[6] = {a0, a1, a2, a3, a4, a5};
-        int r;
-
-        r = tns_ptrace_syscall(in->t->tid, &in->regs, in->gadget, nr, args, &in->t->held, ret);
-        if (r < 0)
-                return r;
-        return *ret < 0 && *ret > -4096 ? (int) *ret : 0;
-}
-
-/* Maps [params | offsets | image] from the memfd the target holds, in
- * three syscalls, and closes the fd. */
-static int map_vdso(struct injection *in, uint64_t *ret_base) {
-        size_t size = in->t->ns->memfd_size;
-        int fd = in->t->target_fd;
-        int64_t base, x;
-        int r;
-
-        r = inject_syscall(in, SYS_mmap, 0, size, PROT_READ, MAP_SHARED, fd, 0, &base);
-        if (r < 0)
-                return r;
-        r = inject_syscall(in, SYS_mmap, base, TNS_PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0, &x);
-        if (r >= 0 && x != base)
-                r = -EFAULT;
-        if (r >= 0)
-                r = inject_syscall(in, SYS_mprotect, base + TNS_MEMFD_IMAGE, size - TNS_MEMFD_IMAGE,
-                                   PROT_READ | PROT_EXEC, 0, 0, 0, &x);
-        (void) inject_syscall(in, SYS_close, fd, 0, 0, 0, 0, 0, &x);
-        if (r < 0) {
-                (void) inject_syscall(in, SYS_munmap, base, size, 0, 0, 0, 0, &x);
-                return r;
+                if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+                        return negative_errno();
+                r = tns_ptrace_wait(t->tid, &sig);
+                if (r < 0)
+                        return r;
+                if (r == TNS_STOP_EXITED)
+                        return -ESRCH;
+                if (r == TNS_STOP_STEP)
+                        return 0;
+                if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
         }
-        *ret_base = (uint64_t) base;
+        return -EBUSY;
+}
+
+/* Runs the blob over the kernel vDSO's first bytes, puts them back, and
+ * returns the base of the memfd's mapping. */
+static int run_blob(struct exec_trace *t, int mem, const struct user_regs_struct *saved, uint64_t at,
+                    uint64_t *ret_base) {
+        size_t n = (size_t) (tns_inject_blob_end - tns_inject_blob);
+        struct user_regs_struct regs = *saved;
+        unsigned char orig[128];
+        int r, r2;
+
+        if (n > sizeof(orig))
+                return -E2BIG;
+        r = mem_read(mem, at, orig, n);
+        if (r < 0)
+                return r;
+        r = mem_write(mem, at, tns_inject_blob, n);
+        if (r < 0)
+                return r;
+        regs.rip = at;
+        regs.r12 = t->ns->memfd_size;
+        regs.r13 = (uint64_t) t->target_fd;
+        r = ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 ? negative_errno() : run_to_trap(t);
+        if (r >= 0 && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+                r = negative_errno();
+        r2 = mem_write(mem, at, orig, n);
+        if (r < 0 || r2 < 0)
+                return r < 0 ? r : r2;
+        if ((int64_t) regs.r14 < 0 && (int64_t) regs.r14 > -4096)
+                return (int) regs.r14;
+        if (regs.r15 != regs.r14)
+                return (int64_t) regs.r15 < 0 ? (int) regs.r15 : -EFAULT;
+        *ret_base = regs.r14;
         return 0;
 }
 
-/* At the exec's syscall-exit stop: the new program has not run yet. */
+/* At the exec stop: the new program has not run an instruction yet. */
 static int inject_vdso(struct exec_trace *t) {
         const struct tns_vdso_host *h = t->s->vdso;
-        struct injection in = {.t = t};
+        _cleanup_close_ int mem = -EBADF;
+        struct user_regs_struct saved;
         struct tns_vdso_params params;
-        uint64_t kernel_base, base;
+        uint64_t kernel_base, base = 0, zero = 0;
         size_t off;
         int r;
 
-        if (ptrace(PTRACE_GETREGS, t->tid, 0, &in.regs) < 0)
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
                 return negative_errno();
-        if (in.regs.cs != 0x33)
+        if (saved.cs != 0x33)
                 return -EPROTOTYPE; /* a 32-bit program: syscall path only */
-        r = read_sysinfo(t->tid, in.regs.rsp, &off, &kernel_base);
+        r = read_sysinfo(t->tid, saved.rsp, &off, &kernel_base);
         if (r < 0)
                 return r;
-        in.gadget = kernel_base + h->gadget;
-        r = map_vdso(&in, &base);
+        mem = open_mem(t->tid);
+        if (mem < 0)
+                return mem;
+        r = run_blob(t, mem, &saved, kernel_base, &base);
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
-                r = write_params(t->tid, base, &params);
+                r = mem_write(mem, base, &params, sizeof(params));
         }
         if (r >= 0)
-                r = write_word(t->tid, in.regs.rsp + off, base + TNS_MEMFD_IMAGE);
+                r = write_word(t->tid, saved.rsp + off, base + TNS_MEMFD_IMAGE);
         if (r < 0)
                 /* Without our image, no vDSO at all: libc and Go then use
                  * the syscalls, which are emulated. Better slow than wrong. */
-                (void) write_word(t->tid, in.regs.rsp + off, 0);
-        if (ptrace(PTRACE_SETREGS, t->tid, 0, &in.regs) < 0 && r >= 0)
+                (void) mem_write(mem, saved.rsp + off, &zero, sizeof(zero));
+        /* As the exec left them: execve returned 0, and no syscall is in
+         * progress for the restart logic to look at. */
+        saved.rax = 0;
+        saved.orig_rax = (uint64_t) -1;
+        if (ptrace(PTRACE_SETREGS, t->tid, 0, &saved) < 0 && r >= 0)
                 r = negative_errno();
         return r;
 }
 
-/* The exec failed (no exec event): close the fd we gave it. The program
+/* The exec failed (no exec event): close the fd we gave it, with the one
+ * syscall run by single step (a rare path: no blob for it). The program
  * is the one that called execve, its kernel vDSO where it was. */
 static int undo_addfd(struct exec_trace *t) {
         const struct tns_vdso_host *h = t->s->vdso;
-        struct injection in = {.t = t};
+        struct user_regs_struct regs;
         uint64_t kernel_base = 0;
+        const uint64_t args[6] = {(uint64_t) t->target_fd};
         char path[64];
         int64_t x;
         FILE *f;
+        int r;
 
         snprintf(path, sizeof(path), "/proc/%d/auxv", t->tid);
         f = fopen(path, "re");
@@ -174,13 +203,14 @@ static int undo_addfd(struct exec_trace *t) {
         fclose(f);
         if (!kernel_base)
                 return -ENOENT;
-        if (ptrace(PTRACE_GETREGS, t->tid, 0, &in.regs) < 0)
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
                 return negative_errno();
-        if (in.regs.cs != 0x33)
+        if (regs.cs != 0x33)
                 return -EPROTOTYPE;
-        in.gadget = kernel_base + h->gadget;
-        (void) inject_syscall(&in, SYS_close, t->target_fd, 0, 0, 0, 0, 0, &x);
-        return ptrace(PTRACE_SETREGS, t->tid, 0, &in.regs) < 0 ? negative_errno() : 0;
+        r = tns_ptrace_syscall(t->tid, &regs, kernel_base + h->gadget, SYS_close, args, &t->held, &x);
+        if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 && r >= 0)
+                r = negative_errno();
+        return r;
 }
 
 static void log_trace(struct exec_trace *t, int level, int error, const char *what) {
@@ -199,26 +229,13 @@ static void finish(struct exec_trace *t, enum outcome o) {
         trace_free(t);
 }
 
-/* At the exec event: run on to the syscall's exit, where registers can be
- * changed for good (at the event itself the syscall's return would
- * overwrite rax), then inject. */
 static void on_exec_stop(struct exec_trace *t) {
-        int r, sig;
+        int r = inject_vdso(t);
 
-        for (unsigned i = 0; i < 8; i++) {
-                if (ptrace(PTRACE_SYSCALL, t->tid, 0, 0) < 0)
-                        return finish(t, FAILED);
-                r = tns_ptrace_wait(t->tid, &sig);
-                if (r == TNS_STOP_SYSCALL)
-                        break;
-                if (r < 0 || r == TNS_STOP_EXITED)
-                        return trace_free(t);
-                if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
-                        t->held.sig[t->held.n++] = sig;
-        }
-        r = inject_vdso(t);
         if (r < 0 && r != -EPROTOTYPE && r != -ENOENT)
                 log_trace(t, LOG_WARNING, r, "Failed to inject the vDSO, the program uses the syscall path");
+        if (r == -ESRCH)
+                return trace_free(t);
         finish(t, r >= 0 ? INJECTED : FAILED);
 }
 

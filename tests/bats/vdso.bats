@@ -140,7 +140,7 @@ import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
 for line in open("/proc/self/maps"):
     f = line.split()
-    if "timens-vdso" in line and f[1] == "r--s":
+    if "timens-vdso" in line and f[1].endswith("s") and int(f[2], 16) == 4096:
         lo = int(f[0].split("-")[0], 16)
         r = libc.mprotect(ctypes.c_void_p(lo), 4096, 3)
         print("mprotect", r, errno.errorcode.get(ctypes.get_errno(), 0))
