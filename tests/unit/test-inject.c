@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <elf.h>
+#include <errno.h>
+
+#include "inject.h"
+#include "test.h"
+#include "vdso-host.h"
+
+TEST(auxv_found_after_argv_and_envp) {
+        /* argc=2, argv[2], NULL, envp[1], NULL, auxv... */
+        const uint64_t w[] = {2, 0x1000, 0x1008, 0, 0x2000, 0, AT_PAGESZ, 4096, AT_SYSINFO_EHDR, 0x7f0000, AT_NULL, 0};
+        size_t off;
+        uint64_t v;
+
+        ASSERT_EQ(tns_auxv_find_sysinfo(w, sizeof(w) / 8, &off, &v), 0);
+        EXPECT_EQ(off, 9 * 8);
+        EXPECT_EQ(v, 0x7f0000);
+}
+
+TEST(auxv_needs_more_words) {
+        const uint64_t w[] = {2, 0x1000, 0x1008, 0, 0x2000, 0, AT_PAGESZ, 4096, AT_SYSINFO_EHDR, 0x7f0000};
+        size_t off;
+        uint64_t v;
+
+        for (size_t n = 0; n < 9; n++)
+                EXPECT_EQ(tns_auxv_find_sysinfo(w, n, &off, &v), -EAGAIN);
+}
+
+TEST(auxv_without_vdso_and_malformed) {
+        const uint64_t none[] = {0, 0, 0, AT_PAGESZ, 4096, AT_NULL, 0};
+        const uint64_t bad[] = {1, 0x1000, 0x5, 0, AT_NULL, 0};
+        const uint64_t huge[] = {UINT64_MAX, 0};
+        size_t off;
+        uint64_t v;
+
+        EXPECT_EQ(tns_auxv_find_sysinfo(none, 7, &off, &v), -ENOENT);
+        EXPECT_EQ(tns_auxv_find_sysinfo(bad, 6, &off, &v), -EBADMSG);
+        EXPECT_EQ(tns_auxv_find_sysinfo(huge, 2, &off, &v), -EBADMSG);
+}
+
+TEST(params_point_into_the_kernel_vdso) {
+        struct tns_vdso_host h = {.kernel_size = 8192};
+        struct tns_vdso_params p;
+
+        h.fn[TNS_VDSO_CLOCK_GETTIME] = 0xb10;
+        tns_vdso_params_fill(&h, 0x7f0000000000, &p);
+        EXPECT_EQ(p.magic, TNS_PARAMS_MAGIC);
+        EXPECT_EQ(p.version, TNS_PARAMS_VERSION);
+        EXPECT_EQ(p.kernel_vdso_base, 0x7f0000000000);
+        EXPECT_EQ(p.fn[TNS_VDSO_CLOCK_GETTIME], 0x7f0000000b10);
+        EXPECT_EQ(p.fn[TNS_VDSO_GETRANDOM], 0); /* absent stays absent */
+}
+
+TEST(fallback_sites) {
+        struct tns_vdso_host h = {.n_sites = 2, .site = {0x95a, 0x1234}};
+        uint64_t base;
+
+        EXPECT_TRUE(tns_vdso_host_site(&h, 0x7f0000000000 + 0x95a, &base));
+        EXPECT_EQ(base, 0x7f0000000000);
+        EXPECT_TRUE(tns_vdso_host_site(&h, 0x7f0000001000 + 0x1234 - 0x1000, &base));
+        EXPECT_FALSE(tns_vdso_host_site(&h, 0x7f000000095b, &base));
+        EXPECT_FALSE(tns_vdso_host_site(&h, 0x10, &base));
+}
+
+TEST(host_vdso_is_usable) {
+        struct tns_vdso_host h;
+        int r = tns_vdso_host_init(&h);
+
+        if (r == -ENOENT)
+                SKIP("no vDSO in this process (vdso=0?)");
+        ASSERT_EQ(r, 0);
+        EXPECT_GT(h.fn[TNS_VDSO_CLOCK_GETTIME], 0);
+        EXPECT_GT(h.gadget, 0);
+        EXPECT_GE(h.n_sites, 1);
+        EXPECT_EQ(h.image.size % TNS_PAGE_SIZE, 0);
+        tns_vdso_host_done(&h);
+}
