@@ -359,8 +359,18 @@ static int report_timex(const struct tns_emu_env *env, const struct tns_emu_stat
         return state;
 }
 
-static int emu_adjtimex_at(uint64_t addr, const struct tns_emu_state *st, const struct tns_emu_env *env,
+/* sys_adjtimex copies the struct back even when the call failed (so a
+ * read-only buffer makes any error EFAULT); clock_adjtime only on success. */
+static int adjtimex_failed(uint64_t addr, const struct timex *tx, bool copy_back, int error,
                            struct tns_emu_result *res) {
+        res->ret = error;
+        if (copy_back)
+                add_write(res, addr, tx, sizeof(*tx));
+        return 0;
+}
+
+static int emu_adjtimex_at(uint64_t addr, bool copy_back_on_error, const struct tns_emu_state *st,
+                           const struct tns_emu_env *env, struct tns_emu_result *res) {
         struct timex tx, out;
         int r;
 
@@ -369,11 +379,11 @@ static int emu_adjtimex_at(uint64_t addr, const struct tns_emu_state *st, const 
                 return res->ret = r, 0;
         r = validate_timex(env, &tx);
         if (r < 0)
-                return res->ret = r, 0;
+                return adjtimex_failed(addr, &tx, copy_back_on_error, r, res);
         if (!timex_readonly(tx.modes)) {
                 r = step_realtime(env, st, &tx, res);
                 if (r < 0)
-                        return res->ret = r, 0;
+                        return adjtimex_failed(addr, &tx, copy_back_on_error, r, res);
         }
         r = report_timex(env, st, tx.modes, res, &out);
         if (r < 0)
@@ -385,7 +395,7 @@ static int emu_adjtimex_at(uint64_t addr, const struct tns_emu_state *st, const 
 
 static int emu_adjtimex(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
                         struct tns_emu_result *res) {
-        return emu_adjtimex_at(a[0], st, env, res);
+        return emu_adjtimex_at(a[0], true, st, env, res);
 }
 
 static int emu_clock_adjtime(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,
@@ -393,7 +403,7 @@ static int emu_clock_adjtime(const uint64_t a[6], const struct tns_emu_state *st
         /* The filter sends only CLOCK_REALTIME, whose clock_adj is do_adjtimex. */
         if ((clockid_t) a[0] != CLOCK_REALTIME)
                 return res->ret = -EOPNOTSUPP, 0;
-        return emu_adjtimex_at(a[1], st, env, res);
+        return emu_adjtimex_at(a[1], false, st, env, res);
 }
 
 static int emu_unshare(const uint64_t a[6], const struct tns_emu_state *st, const struct tns_emu_env *env,

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "ns.h"
 #include "time-util.h"
@@ -44,6 +45,7 @@ static int page_new(uint64_t id, const struct tns_image *image, struct tns_ns *n
         _cleanup_close_ int fd = -EBADF;
         size_t size = TNS_MEMFD_IMAGE + (image ? image->size : 0);
         struct tns_offsets_page *p;
+        struct stat st;
         int r;
 
         fd = memfd_new(size);
@@ -59,6 +61,9 @@ static int page_new(uint64_t id, const struct tns_image *image, struct tns_ns *n
         p->version = TNS_PAGE_VERSION;
         p->ns_id = id;
         p->flags = TNS_PAGE_F_ACTIVE;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        ns->page_ino = st.st_ino;
         ns->page_fd = TAKE_FD(fd);
         ns->memfd_size = size;
         ns->page = p;

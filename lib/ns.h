@@ -41,6 +41,7 @@ struct tns_ns {
         bool tz_set;
         struct timezone tz;
         int page_fd;    /* the memfd described above */
+        uint64_t page_ino; /* its inode: how /proc/PID/maps names it */
         size_t memfd_size;
         struct tns_offsets_page *page;
         /* For the control API: calls served for this namespace's

@@ -105,3 +105,26 @@ int tns_proc_has_mapping(pid_t pid, const char *needle) {
                         return 1;
         return 0;
 }
+
+int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr,
+                          uint64_t *ret_ino) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[512];
+
+        snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        while (fgets(line, sizeof(line), f)) {
+                unsigned long lo, hi, off, ino;
+
+                if (strstr(line, path_part) && sscanf(line, "%lx-%lx %*s %lx %*s %lu", &lo, &hi, &off, &ino) == 4 &&
+                    off == offset) {
+                        *ret_addr = lo;
+                        if (ret_ino)
+                                *ret_ino = ino;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vDSO injection at exec, the supervisor's side (lib/inject.h says how). */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -180,29 +181,38 @@ static int inject_vdso(struct exec_trace *t) {
         return r;
 }
 
+/* A running program's kernel vDSO, from the kernel's copy of its auxv
+ * (the copy on its stack points at our image). */
+static int kernel_vdso_of(pid_t pid, uint64_t *ret) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        for (uint64_t kv[2]; fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != AT_NULL;)
+                if (kv[0] == AT_SYSINFO_EHDR) {
+                        *ret = kv[1];
+                        return 0;
+                }
+        return -ENOENT;
+}
+
 /* The exec failed (no exec event): close the fd we gave it, with the one
  * syscall run by single step (a rare path: no blob for it). The program
  * is the one that called execve, its kernel vDSO where it was. */
 static int undo_addfd(struct exec_trace *t) {
         const struct tns_vdso_host *h = t->s->vdso;
-        struct user_regs_struct regs;
-        uint64_t kernel_base = 0;
         const uint64_t args[6] = {(uint64_t) t->target_fd};
-        char path[64];
+        struct user_regs_struct regs;
+        uint64_t kernel_base;
         int64_t x;
-        FILE *f;
         int r;
 
-        snprintf(path, sizeof(path), "/proc/%d/auxv", t->tid);
-        f = fopen(path, "re");
-        if (!f)
-                return negative_errno();
-        for (uint64_t kv[2]; fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != 0;)
-                if (kv[0] == 33 /* AT_SYSINFO_EHDR */)
-                        kernel_base = kv[1];
-        fclose(f);
-        if (!kernel_base)
-                return -ENOENT;
+        r = kernel_vdso_of(t->tid, &kernel_base);
+        if (r < 0)
+                return r;
         if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
                 return negative_errno();
         if (regs.cs != 0x33)
@@ -239,18 +249,49 @@ static void on_exec_stop(struct exec_trace *t) {
         finish(t, r >= 0 ? INJECTED : FAILED);
 }
 
-static void on_stop(struct exec_trace *t, int status) {
-        int sig;
+/* The caller is back from unshare, at its interrupt (or a signal) stop:
+ * map the new namespace's offsets page over the old one, close the fd. */
+static int remap(struct exec_trace *t) {
+        const uint64_t map[6] = {t->remap_addr, TNS_PAGE_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED,
+                                 (uint64_t) t->target_fd, TNS_MEMFD_OFFSETS_PAGE};
+        const uint64_t cls[6] = {(uint64_t) t->target_fd};
+        struct user_regs_struct regs;
+        uint64_t kernel_base;
+        int64_t x;
+        int r;
 
-        switch (tns_stop_decode(status, &sig)) {
+        r = kernel_vdso_of(t->tid, &kernel_base);
+        if (r < 0)
+                return r;
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+                return negative_errno();
+        r = tns_ptrace_syscall(t->tid, &regs, kernel_base + t->s->vdso->gadget, SYS_mmap, map, &t->held, &x);
+        if (r >= 0 && (uint64_t) x != t->remap_addr)
+                r = x < 0 && x > -4096 ? (int) x : -EFAULT;
+        (void) tns_ptrace_syscall(t->tid, &regs, kernel_base + t->s->vdso->gadget, SYS_close, cls, &t->held, &x);
+        if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 && r >= 0)
+                r = negative_errno();
+        return r;
+}
+
+static void on_stop(struct exec_trace *t, int status) {
+        enum tns_stop stop;
+        int sig, r;
+
+        stop = tns_stop_decode(status, &sig);
+        if (stop == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+                t->held.sig[t->held.n++] = sig;
+        if (stop != TNS_STOP_EXITED && t->kind == TRACE_REMAP) {
+                r = remap(t);
+                if (r < 0)
+                        log_trace(t, LOG_WARNING, r, "Failed to move the vDSO to the new namespace");
+                return finish(t, NO_EXEC);
+        }
+        switch (stop) {
         case TNS_STOP_EXITED:
                 return trace_free(t);
         case TNS_STOP_EXEC:
                 return on_exec_stop(t);
-        case TNS_STOP_SIGNAL:
-                if (t->held.n < TNS_MAX_HELD_SIGNALS)
-                        t->held.sig[t->held.n++] = sig;
-                _fallthrough_;
         default:
                 /* The exec failed: an interrupt (or signal) stop with no
                  * exec event before it. */
@@ -312,14 +353,15 @@ static int add_memfd(struct listener *l, const struct seccomp_notif *req, struct
         return r < 0 ? negative_errno() : r;
 }
 
-int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+/* Seizes the caller of req, gives it a read-only fd of ns's memfd and
+ * asks for a stop at its return from the syscall; the trace then waits. */
+static int trace_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+                       enum trace_kind kind, uint64_t remap_addr) {
         struct tns_supervisor *s = l->s;
         _cleanup_free_ struct exec_trace *t = NULL;
         struct tns_proc_status st;
         int r;
 
-        if (!s->vdso || ns->memfd_size <= TNS_MEMFD_IMAGE)
-                return -EOPNOTSUPP;
         if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || ensure_sigchld(s) < 0)
                 return -EBUSY;
         r = tns_proc_status(req->pid, &st);
@@ -329,7 +371,7 @@ int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, s
         if (!t)
                 return -ENOMEM;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
-                return negative_errno(); /* e.g. a debugger holds it: syscall path */
+                return negative_errno(); /* e.g. a debugger holds it */
         t->target_fd = add_memfd(l, req, ns);
         if (t->target_fd < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
                 r = t->target_fd < 0 ? t->target_fd : negative_errno();
@@ -337,6 +379,8 @@ int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, s
                 return r;
         }
         t->s = s;
+        t->kind = kind;
+        t->remap_addr = remap_addr;
         t->tid = req->pid;
         t->tgid = st.tgid;
         t->ns = tns_ns_ref(ns);
@@ -344,6 +388,26 @@ int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, s
         s->execs = TAKE_PTR(t);
         s->n_execs++;
         return 0;
+}
+
+int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        if (!l->s->vdso || ns->memfd_size <= TNS_MEMFD_IMAGE)
+                return -EOPNOTSUPP;
+        return trace_begin(l, req, ns, TRACE_EXEC, 0);
+}
+
+int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        uint64_t addr;
+        int r;
+
+        if (!l->s->vdso)
+                return -ENOENT;
+        /* The offsets page is the memfd's second page wherever it is mapped;
+         * a program without our vDSO has nothing to move. */
+        r = tns_proc_find_mapping(req->pid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, NULL);
+        if (r < 0)
+                return r;
+        return trace_begin(l, req, ns, TRACE_REMAP, addr);
 }
 
 void supervisor_exec_done(struct tns_supervisor *s) {

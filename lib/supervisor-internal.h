@@ -32,10 +32,18 @@ struct listener {
         struct listener *next;
 };
 
-/* An exec in flight: the caller is seized, the namespace's memfd is in
- * its fd table as target_fd, and we wait for its exec (or interrupt) stop. */
+/* A traced caller: the namespace's memfd is in its fd table as target_fd,
+ * and we wait for its next stop. For an exec, the exec stop (or the
+ * interrupt stop of a failed exec); for a remap (the caller moved to a new
+ * namespace with unshare), the interrupt stop at its return from the
+ * syscall, where its offsets page at remap_addr is replaced by the new
+ * namespace's. */
+enum trace_kind { TRACE_EXEC, TRACE_REMAP };
+
 struct exec_trace {
         struct tns_supervisor *s;
+        enum trace_kind kind;
+        uint64_t remap_addr;
         pid_t tid, tgid;
         int target_fd;
         struct tns_ns *ns;
@@ -75,6 +83,9 @@ unsigned supervisor_count_namespaces(const struct tns_supervisor *s);
  * function then lets the syscall continue. <0: no injection this time. */
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 void supervisor_exec_done(struct tns_supervisor *s);
+/* The caller of req, which moved to ns, maps ns's offsets page where it
+ * mapped its old one, before it returns to its own code. */
+int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 /* Whether a clock call at ip is our image calling through to the kernel's
  * vDSO, whose fallback syscall must then run unchanged (the image adds the
  * offset itself). */

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "proc-util.h"
@@ -222,6 +226,51 @@ static int walk_child(pid_t child, void *userdata) {
         return 0;
 }
 
+static bool walk_has(const struct walk *w, pid_t pid) {
+        for (size_t i = 0; i < w->n && i < w->max; i++)
+                if (w->pids[i] == pid)
+                        return true;
+        return false;
+}
+
+static bool maps_file(pid_t pid, dev_t dev, ino_t ino) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[512];
+        unsigned maj, min;
+        unsigned long inode;
+
+        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "%*s %*s %*s %x:%x %lu", &maj, &min, &inode) == 3 && inode == ino &&
+                    makedev(maj, min) == dev)
+                        return true;
+        return false;
+}
+
+/* Processes that map the namespace's memfd: every program exec'd in it
+ * since the vDSO was injected, also once reparented out of the trees
+ * (a daemon inside a container). */
+static void walk_mappers(struct walk *w) {
+        _cleanup_(closedirp) DIR *d = opendir("/proc");
+        struct dirent *de;
+        struct stat st;
+
+        if (!d || fstat(w->ns->page_fd, &st) < 0)
+                return;
+        while ((de = readdir(d))) {
+                pid_t pid = (pid_t) atoi(de->d_name);
+                struct member *m;
+
+                /* We map it ourselves, to write it. */
+                if (pid <= 0 || pid == getpid() || walk_has(w, pid) || !maps_file(pid, st.st_dev, st.st_ino))
+                        continue;
+                m = pinned_member(w->r, pid);
+                if (!m || m->ns == w->ns)
+                        walk_add(w, pid);
+        }
+}
+
 int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
         struct walk w = {r, ns, pids, max, 0};
 
@@ -238,6 +287,8 @@ int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pid
          * walked, so the count is a lower bound then. */
         for (size_t i = 0; i < w.n && i < w.max; i++)
                 (void) tns_proc_for_each_child(w.pids[i], walk_child, &w);
+        if (w.n < w.max)
+                walk_mappers(&w);
         return (int) (w.n > INT32_MAX ? INT32_MAX : w.n);
 }
 

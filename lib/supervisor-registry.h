@@ -86,9 +86,11 @@ struct tns_ns_info {
 void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_info *ret);
 
 /* The live processes of a namespace (the trees under its listeners'
- * processes, and processes pinned to it, minus those pinned elsewhere), at
- * most max; returns how many it found, which may exceed max. Processes that
- * were reparented out of those trees (daemonised) are not found. */
+ * processes, and processes pinned to it, minus those pinned elsewhere,
+ * plus processes that map its memfd: programs exec'd in it with our vDSO,
+ * also after they were reparented out of those trees), at most max;
+ * returns how many it found, which may exceed max. A process reparented
+ * before any exec with the vDSO is not found. */
 int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max);
 
 /* The namespace a process belongs to: its own or its nearest ancestor's

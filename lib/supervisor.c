@@ -138,15 +138,34 @@ static int member_add(struct listener *l, pid_t tgid, struct tns_ns *ns) {
         return 0;
 }
 
+/* A process with our vDSO maps its namespace's offsets page: the mapping
+ * is inherited by fork, replaced on unshare (supervisor_remap_begin), and
+ * so names its namespace exactly, orphans included. */
+static struct tns_ns *ns_by_mapping(struct listener *l, pid_t tid) {
+        uint64_t addr, ino;
+
+        if (tns_proc_find_mapping(tid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, &ino) < 0)
+                return NULL;
+        for (struct tns_ns *ns = l->s->namespaces; ns; ns = ns->next)
+                if (ns->page_ino == ino)
+                        return ns;
+        return NULL;
+}
+
 /* The namespace of a caller: its listener's, unless it or an ancestor
- * moved (unshare) — then the nearest member entry up the parent chain. */
+ * moved (unshare) — then the one its vDSO mapping names, or for a program
+ * without our vDSO the nearest member entry up the parent chain. */
 static struct tns_ns *resolve_ns(struct listener *l, pid_t tid) {
         struct tns_proc_status st;
+        struct tns_ns *ns;
         struct member *m;
         pid_t tgid;
 
         if (l->n_members == 0)
                 return l->ns;
+        ns = ns_by_mapping(l, tid);
+        if (ns)
+                return ns;
         if (tns_proc_status(tid, &st) < 0)
                 return l->ns;
         tgid = st.tgid;
@@ -200,7 +219,7 @@ static int pin_child(pid_t child, void *userdata) {
 /* unshare(CLONE_NEWTIME), RFC style: the caller's whole thread group
  * moves into a new child of its namespace now; its existing children stay
  * where they are; later children follow it. */
-static int do_unshare(struct listener *l, pid_t tid, struct tns_ns *cur) {
+static int do_unshare(struct listener *l, const struct seccomp_notif *req, struct tns_ns *cur) {
         struct tns_supervisor *s = l->s;
         struct tns_proc_status st;
         struct pin_ctx pin = {l, cur};
@@ -210,7 +229,7 @@ static int do_unshare(struct listener *l, pid_t tid, struct tns_ns *cur) {
 
         if (supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
                 return -ENOSPC; /* what the kernel says past user.max_time_namespaces */
-        r = tns_proc_status(tid, &st);
+        r = tns_proc_status(req->pid, &st);
         if (r < 0)
                 return r;
         r = tns_proc_for_each_child(st.tgid, pin_child, &pin);
@@ -224,11 +243,20 @@ static int do_unshare(struct listener *l, pid_t tid, struct tns_ns *cur) {
         if (m) {
                 tns_ns_unref(m->ns);
                 m->ns = ns; /* takes the creation reference */
-                return 0;
+        } else {
+                r = member_add(l, st.tgid, ns);
+                tns_ns_unref(ns);
+                if (r < 0)
+                        return r;
         }
-        r = member_add(l, st.tgid, ns);
-        tns_ns_unref(ns);
-        return r;
+        /* Its vDSO must read the new namespace too. Where that cannot be
+         * done (a debugger holds it), its vDSO reads stay in the old one:
+         * logged, as the kernel cannot be asked to fail the unshare now. */
+        r = supervisor_remap_begin(l, req, ns);
+        if (r < 0 && r != -ENOENT)
+                tns_log_full(&s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "unshare"},
+                             "Failed to move the vDSO to the new namespace, ignoring: %m");
+        return 0;
 }
 
 static int apply_effects(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
@@ -246,7 +274,7 @@ static int apply_effects(struct listener *l, const struct seccomp_notif *req, st
                 ns->tz = res->new_tz;
         }
         if (res->unshare)
-                return do_unshare(l, req->pid, ns);
+                return do_unshare(l, req, ns);
         return 0;
 }
 

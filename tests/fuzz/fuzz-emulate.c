@@ -67,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct tns_emu_state st = {};
         struct tns_emu_result res;
         enum tns_sys sys;
+        struct timex tx;
         int r;
 
         memcpy(&buf, data, size < sizeof(buf) ? size : sizeof(buf));
@@ -93,8 +94,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* time() returns the time itself: a negative one is a value. */
         if (sys == TNS_SYS_TIME)
                 return 0;
-        /* An error writes nothing and changes nothing. */
-        if (res.ret < 0 && (res.ret < -4095 || res.n_writes != 0 || res.unshare || res.set_tz))
+        /* An error changes nothing, and writes nothing but adjtimex's copy
+         * of its own unchanged input (sys_adjtimex copies back always). */
+        if (res.ret < 0 && (res.ret < -4095 || res.unshare || res.set_tz))
+                abort();
+        if (res.ret < 0 && res.n_writes != 0 &&
+            (sys != TNS_SYS_ADJTIMEX || res.n_writes != 1 || res.writes[0].len != sizeof(struct timex) ||
+             f_read(NULL, res.writes[0].addr, &tx, sizeof(tx)) < 0 || memcmp(&tx, res.writes[0].data, sizeof(tx))))
                 abort();
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 if (res.ret < 0 && res.set_offset[c])

@@ -420,3 +420,19 @@ TEST(adjtimex_units_alone_are_host_discipline) {
         put_timex(&f, &(struct timex){.modes = ADJ_SETOFFSET | ADJ_NANO, .time = {1, 5}});
         EXPECT_EQ(emu(TNS_SYS_ADJTIMEX, MEM_BASE, 0, &st_off, &env, &res), TIME_OK);
 }
+
+TEST(adjtimex_copies_back_on_error_clock_adjtime_does_not) {
+        struct fake f;
+        struct tns_emu_env env;
+        struct tns_emu_result res;
+        struct timex tx = {.modes = 0x8000};
+
+        fake_init(&f, &env);
+        f.caps = 0;
+        put_timex(&f, &tx);
+        EXPECT_EQ(emu(TNS_SYS_ADJTIMEX, MEM_BASE, 0, &st_off, &env, &res), -EINVAL);
+        ASSERT_EQ(res.n_writes, 1);
+        EXPECT_EQ(memcmp(res.writes[0].data, &tx, sizeof(tx)), 0);
+        EXPECT_EQ(emu(TNS_SYS_CLOCK_ADJTIME, CLOCK_REALTIME, MEM_BASE, &st_off, &env, &res), -EINVAL);
+        EXPECT_EQ(res.n_writes, 0);
+}

@@ -210,8 +210,8 @@ static inline void timespec_add(struct vdso_timespec *ts, struct split off) {
 
         /* Whole seconds (offsets like "+10d"): tv_nsec stays the kernel's,
          * so a caller that reads it next waits for the kernel's store only,
-         * not for ours too — a store-to-load forwarding less, which is most
-         * of what this image costs over the kernel's (tests/bench/bench-vdso). */
+         * not for ours too: a store-to-load forwarding less, ~1 ns of the
+         * ~3 this image adds (tests/bench/bench-vdso). */
         if (off.nsec == 0) {
                 ts->tv_sec = (long) ((unsigned long) ts->tv_sec + (unsigned long) sec);
                 return;
@@ -230,13 +230,12 @@ static inline void timespec_add(struct vdso_timespec *ts, struct split off) {
 }
 
 /* The kernel's clock_gettime() plus the offset of class c; false if only
- * the syscall can answer. The offset is read (and split) before the call,
- * not after: the kernel's function orders its TSC read after everything
- * before it (rdtsc_ordered(), arch/x86/include/asm/msr.h), so the few
- * cycles of the division are hidden behind the call instead of being
- * added to every read. Reading the offset a few nanoseconds before the
- * time is indistinguishable from reading both at once, as the next call
- * reads both again. */
+ * the syscall can answer. The offset is read after the call: the kernel's
+ * function orders its TSC read after everything before it
+ * (rdtsc_ordered(), arch/x86/include/asm/msr.h), so a division made
+ * before the call would wait for nothing and delay the read, while made
+ * after it runs alongside the kernel's conversion of the TSC value
+ * (tests/bench/bench-vdso measures ~0.5 ns less per call). */
 static inline bool shifted_gettime(uint64_t fn, int clock, enum tns_clock_class c, struct vdso_timespec *ts, int *ret) {
         struct split off;
         int r;

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bench-vdso: what our vDSO image costs over the kernel's.
+ *
+ *   bench-vdso [-b BATCHES] [-t BATCH_MS]
+ *
+ * Lays out in this process what the injector lays out in a target (the
+ * parameter page, a namespace's offsets page mapped read-only from its
+ * memfd, our image; see tests/unit/test-vdso-image.c) and times each call
+ * through the kernel's vDSO and through ours, both by function pointer,
+ * batch after batch in alternation so that both see the same machine;
+ * once with offsets of whole seconds, once with a sub-second part (the
+ * image's two ways of adding them). Goal: ours within 1.05x of the
+ * kernel's.
+ *
+ * Output: a table for people, then one line per fact for awk:
+ *   bench NAME MEDIAN_NS MIN_NS CALLS_PER_BATCH BATCHES
+ *   ratio NAME MEDIAN_RATIO
+ * (the format of tests/bench/bench-clock.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ns.h"
+#include "util.h"
+#include "vdso-elf.h"
+#include "vdso-image.h"
+
+#define PAGE 4096
+#define MAX_BATCHES 99
+#define NSEC_PER_SEC INT64_C(1000000000)
+#define NSEC_PER_MSEC INT64_C(1000000)
+
+typedef int (*cgt_fn)(clockid_t, struct timespec *);
+typedef int (*gtod_fn)(struct timeval *, struct timezone *);
+typedef long (*time_fn)(long *);
+
+static const char *const fn_names[_TNS_VDSO_FN_MAX] = {
+        [TNS_VDSO_CLOCK_GETTIME] = "__vdso_clock_gettime",
+        [TNS_VDSO_GETTIMEOFDAY] = "__vdso_gettimeofday",
+        [TNS_VDSO_TIME] = "__vdso_time",
+        [TNS_VDSO_CLOCK_GETRES] = "__vdso_clock_getres",
+        [TNS_VDSO_GETCPU] = "__vdso_getcpu",
+        [TNS_VDSO_GETRANDOM] = "__vdso_getrandom",
+};
+
+/* The function under test, set before each batch: loops call through it. */
+static uint64_t target;
+static volatile int64_t sink;
+
+static void loop_mono(uint64_t n) {
+        cgt_fn f = (cgt_fn) target;
+        struct timespec ts;
+        int64_t acc = 0;
+
+        for (uint64_t i = 0; i < n; i++) {
+                f(CLOCK_MONOTONIC, &ts);
+                acc += ts.tv_nsec;
+        }
+        sink = acc;
+}
+
+static void loop_real(uint64_t n) {
+        cgt_fn f = (cgt_fn) target;
+        struct timespec ts;
+        int64_t acc = 0;
+
+        for (uint64_t i = 0; i < n; i++) {
+                f(CLOCK_REALTIME, &ts);
+                acc += ts.tv_nsec;
+        }
+        sink = acc;
+}
+
+static void loop_mono_coarse(uint64_t n) {
+        cgt_fn f = (cgt_fn) target;
+        struct timespec ts;
+        int64_t acc = 0;
+
+        for (uint64_t i = 0; i < n; i++) {
+                f(CLOCK_MONOTONIC_COARSE, &ts);
+                acc += ts.tv_nsec;
+        }
+        sink = acc;
+}
+
+static void loop_time(uint64_t n) {
+        time_fn f = (time_fn) target;
+        int64_t acc = 0;
+
+        for (uint64_t i = 0; i < n; i++)
+                acc += f(NULL);
+        sink = acc;
+}
+
+static void loop_gtod(uint64_t n) {
+        gtod_fn f = (gtod_fn) target;
+        struct timeval tv;
+        int64_t acc = 0;
+
+        for (uint64_t i = 0; i < n; i++) {
+                f(&tv, NULL);
+                acc += tv.tv_usec;
+        }
+        sink = acc;
+}
+
+struct bench {
+        const char *name, *label;
+        enum tns_vdso_fn fn;
+        void (*loop)(uint64_t n);
+};
+
+struct options {
+        unsigned batches;
+        int64_t batch_ns;
+};
+
+struct setup {
+        uint64_t host[_TNS_VDSO_FN_MAX], ours[_TNS_VDSO_FN_MAX];
+        struct tns_ns *ns;
+};
+
+static int64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static int kernel_functions(uint64_t ret[_TNS_VDSO_FN_MAX], uint64_t *ret_base, uint64_t *ret_size) {
+        unsigned long base = getauxval(AT_SYSINFO_EHDR), start, end, size = 0;
+        struct tns_vdso_elf e;
+        char line[512];
+        FILE *f;
+
+        if (base == 0 || !(f = fopen("/proc/self/maps", "re")))
+                return -ENOENT;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "%lx-%lx", &start, &end) == 2 && start == base)
+                        size = end - start;
+        fclose(f);
+        if (size == 0 || tns_vdso_elf_parse((void *) base, size, &e) < 0)
+                return -ENOENT;
+        for (int i = 0; i < _TNS_VDSO_FN_MAX; i++) {
+                uint64_t off;
+
+                ret[i] = tns_vdso_elf_lookup(&e, fn_names[i], TNS_VDSO_VERSION, &off) == 0 ? base + off : 0;
+        }
+        *ret_base = base;
+        *ret_size = size;
+        return 0;
+}
+
+/* [params][offsets page, read-only from the memfd][image], as injected. */
+static int setup(struct setup *s) {
+        const int64_t offsets[TNS_CLASS_MAX] = {86400 * NSEC_PER_SEC, 3600 * NSEC_PER_SEC, -365 * 86400 * NSEC_PER_SEC};
+        size_t image_len = (tns_vdso_image_size + PAGE - 1) / PAGE * PAGE;
+        _cleanup_close_ int ro = -EBADF;
+        struct tns_vdso_params *p;
+        uint64_t base, size;
+        struct tns_vdso_elf e;
+        uint8_t *area;
+        char path[64];
+        int r;
+
+        r = kernel_functions(s->host, &base, &size);
+        if (r < 0)
+                return r;
+        area = mmap(NULL, 2 * PAGE + image_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (area == MAP_FAILED)
+                return -errno;
+        p = (struct tns_vdso_params *) area;
+        *p = (struct tns_vdso_params){.magic = TNS_PARAMS_MAGIC,
+                                      .version = TNS_PARAMS_VERSION,
+                                      .kernel_vdso_base = base,
+                                      .kernel_vdso_size = size};
+        memcpy(p->fn, s->host, sizeof(s->host));
+        r = tns_ns_new(1, "bench", NULL, offsets, NULL, &s->ns);
+        if (r < 0)
+                return r;
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", s->ns->page_fd);
+        ro = open(path, O_RDONLY | O_CLOEXEC);
+        if (ro < 0 ||
+            mmap(area + PAGE, PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, ro, TNS_MEMFD_OFFSETS_PAGE) == MAP_FAILED)
+                return -errno;
+        memcpy(area + 2 * PAGE, tns_vdso_image, image_len);
+        if (mprotect(area, PAGE, PROT_READ) < 0 || mprotect(area + 2 * PAGE, image_len, PROT_READ | PROT_EXEC) < 0)
+                return -errno;
+        r = tns_vdso_elf_parse(area + 2 * PAGE, tns_vdso_image_size, &e);
+        if (r < 0)
+                return r;
+        for (int i = 0; i < _TNS_VDSO_FN_MAX; i++) {
+                uint64_t off;
+
+                r = tns_vdso_elf_lookup(&e, fn_names[i], TNS_VDSO_VERSION, &off);
+                if (r < 0)
+                        return r;
+                s->ours[i] = (uint64_t) (uintptr_t) (area + 2 * PAGE) + off;
+        }
+        return 0;
+}
+
+static int64_t time_batch(void (*loop)(uint64_t), uint64_t fn, uint64_t n) {
+        int64_t start;
+
+        target = fn;
+        start = now_ns();
+        loop(n);
+        return now_ns() - start;
+}
+
+/* Doubles n until a batch is long enough to time, then scales it to the
+ * target length; doubles as the warm-up (bench-clock.c does the same). */
+static uint64_t calibrate(void (*loop)(uint64_t), uint64_t fn, int64_t batch_ns) {
+        for (uint64_t n = 1;; n *= 2) {
+                int64_t t = time_batch(loop, fn, n);
+
+                if (t >= batch_ns / 8 || n >= (UINT64_C(1) << 40)) {
+                        uint64_t scaled = (uint64_t) ((double) n * (double) batch_ns / (double) (t > 0 ? t : 1));
+
+                        return scaled > 0 ? scaled : 1;
+                }
+        }
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+
+        return (x > y) - (x < y);
+}
+
+struct result {
+        double median, min;
+};
+
+static struct result summarise(double *v, unsigned n) {
+        qsort(v, n, sizeof(v[0]), cmp_double);
+        return (struct result){v[n / 2], v[0]};
+}
+
+/* Host and ours, batch after batch in alternation. */
+static void run_bench(const struct bench *b, const char *variant, const struct setup *s, const struct options *o) {
+        double host[MAX_BATCHES] = {0}, ours[MAX_BATCHES] = {0}, ratio[MAX_BATCHES] = {0};
+        uint64_t n = calibrate(b->loop, s->host[b->fn], o->batch_ns);
+        struct result h, t, r;
+
+        (void) calibrate(b->loop, s->ours[b->fn], o->batch_ns / 4);
+        for (unsigned i = 0; i < o->batches; i++) {
+                host[i] = (double) time_batch(b->loop, s->host[b->fn], n) / (double) n;
+                ours[i] = (double) time_batch(b->loop, s->ours[b->fn], n) / (double) n;
+                ratio[i] = ours[i] / host[i];
+        }
+        h = summarise(host, o->batches);
+        t = summarise(ours, o->batches);
+        r = summarise(ratio, o->batches);
+        printf("%-38s %8.2f %8.2f %8.2f %8.2f   %5.3fx\n", b->label, h.median, h.min, t.median, t.min, r.median);
+        printf("bench vdso_host%s_%s %.2f %.2f %llu %u\n", variant, b->name, h.median, h.min, (unsigned long long) n,
+               o->batches);
+        printf("bench vdso_timens%s_%s %.2f %.2f %llu %u\n", variant, b->name, t.median, t.min, (unsigned long long) n,
+               o->batches);
+        printf("ratio%s %s %.3f\n", variant, b->name, r.median);
+        fflush(stdout);
+}
+
+static int parse_options(int argc, char *argv[], struct options *o) {
+        long v;
+        int c;
+
+        while ((c = getopt(argc, argv, "b:t:h")) >= 0)
+                switch (c) {
+                case 'b':
+                        v = strtol(optarg, NULL, 10);
+                        if (v < 1 || v > MAX_BATCHES)
+                                return -EINVAL;
+                        o->batches = (unsigned) v;
+                        break;
+                case 't':
+                        v = strtol(optarg, NULL, 10);
+                        if (v < 1 || v > 10000)
+                                return -EINVAL;
+                        o->batch_ns = v * NSEC_PER_MSEC;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        return optind == argc ? 0 : -EINVAL;
+}
+
+int main(int argc, char *argv[]) {
+        static const struct bench benches[] = {
+                {"clock_gettime_monotonic", "clock_gettime(CLOCK_MONOTONIC)", TNS_VDSO_CLOCK_GETTIME, loop_mono},
+                {"clock_gettime_realtime", "clock_gettime(CLOCK_REALTIME)", TNS_VDSO_CLOCK_GETTIME, loop_real},
+                {"time", "time(NULL)", TNS_VDSO_TIME, loop_time},
+                {"gettimeofday", "gettimeofday(&tv, NULL)", TNS_VDSO_GETTIMEOFDAY, loop_gtod},
+                {"clock_gettime_monotonic_coarse", "clock_gettime(CLOCK_MONOTONIC_COARSE)", TNS_VDSO_CLOCK_GETTIME,
+                 loop_mono_coarse},
+        };
+        struct options o = {.batches = 9, .batch_ns = 100 * NSEC_PER_MSEC};
+        struct setup s = {};
+        int r;
+
+        if (parse_options(argc, argv, &o) < 0) {
+                fprintf(stderr, "Usage: %s [-b BATCHES (1-%d, default 9)] [-t BATCH_MS (default 100)]\n", argv[0],
+                        MAX_BATCHES);
+                return EXIT_FAILURE;
+        }
+        r = setup(&s);
+        if (r < 0) {
+                fprintf(stderr, "bench-vdso: cannot set up the image: %s\n", strerror(-r));
+                return r == -ENOENT ? 77 : EXIT_FAILURE; /* 77: skipped, as automake's harness counts it */
+        }
+        printf("# ns per call: median and minimum of %u batches of ~%lld ms; ratio = median of per-batch ratios\n",
+               o.batches, (long long) (o.batch_ns / NSEC_PER_MSEC));
+        /* Offsets of whole seconds ("+1d") first, then with a sub-second
+         * part (absolute dates, imported clocks): the image's two paths. */
+        for (int round = 0; round < 2; round++) {
+                if (round == 1)
+                        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                                if (tns_ns_set_offset(s.ns, c, tns_ns_offset(s.ns, c) + 123456789) < 0)
+                                        return EXIT_FAILURE;
+                printf("# offsets %s\n", round == 0 ? "of whole seconds" : "with a sub-second part");
+                printf("# %-36s %8s %8s %8s %8s   %6s\n", "call", "host", "(min)", "timens", "(min)", "ratio");
+                for (size_t i = 0; i < ELEMENTSOF(benches); i++) {
+                        if (!s.host[benches[i].fn]) {
+                                printf("# %s: the kernel's vDSO lacks it, skipped\n", benches[i].label);
+                                continue;
+                        }
+                        run_bench(&benches[i], round == 0 ? "" : "_subsec", &s, &o);
+                }
+        }
+        return EXIT_SUCCESS;
+}
