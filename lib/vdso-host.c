@@ -42,7 +42,14 @@ static int kernel_vdso_size(uint64_t base, uint64_t *ret) {
  * to run syscalls in a target, the addresses after them are where the
  * kernel's fallbacks return. */
 static void find_syscalls(const uint8_t *image, uint64_t size, struct tns_vdso_host *h) {
-        for (uint64_t i = 0; i + 1 < size; i++) {
+        uint64_t text = size;
+
+        /* From the first function on: the same bytes occur in the hash
+         * tables before it, which are data. */
+        for (int i = 0; i < _TNS_VDSO_FN_MAX; i++)
+                if (h->fn[i] && h->fn[i] < text)
+                        text = h->fn[i];
+        for (uint64_t i = text; i + 1 < size; i++) {
                 if (image[i] != 0x0f || image[i + 1] != 0x05)
                         continue;
                 if (!h->gadget)

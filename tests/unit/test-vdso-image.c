@@ -312,13 +312,17 @@ TEST(gettimeofday_is_shifted_realtime) {
 
                 set_offsets(0, 0, offs[i]);
                 ASSERT_EQ(k_gettime(CLOCK_REALTIME, &a), 0);
-                ASSERT_EQ(o(&tv, &otz), 0);
+                ASSERT_EQ(o(&tv, NULL), 0);
                 ASSERT_EQ(k_gettime(CLOCK_REALTIME, &b), 0);
                 us = (int64_t) tv.tv_sec * 1000000 + tv.tv_usec;
                 EXPECT_GE(tv.tv_usec, 0);
                 EXPECT_LT(tv.tv_usec, 1000000);
                 EXPECT_GE(us, (ts_ns(&a) + offs[i]) / 1000);
                 EXPECT_LE(us, (ts_ns(&b) + offs[i]) / 1000);
+                /* Asked for the timezone, the image makes the syscall (the
+                 * namespace's timezone is the supervisor's to give; here,
+                 * with no supervisor, the host's). */
+                ASSERT_EQ(o(NULL, &otz), 0);
                 if (k) {
                         ASSERT_EQ(k(NULL, &ktz), 0);
                         EXPECT_EQ(otz.tz_minuteswest, ktz.tz_minuteswest);
@@ -480,9 +484,9 @@ TEST(normalisation_is_exact) {
                         ASSERT_EQ(o_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts), 0);
                         EXPECT_EQ(ts.tv_nsec, fake_now.tv_nsec);
                         EXPECT_EQ(((time_fn) M.o[TNS_VDSO_TIME])(NULL), (int64_t) floor_div(exact, NSEC));
-                        ASSERT_EQ(((gtod_fn) M.o[TNS_VDSO_GETTIMEOFDAY])(&tv, &tz), 0);
+                        ASSERT_EQ(((gtod_fn) M.o[TNS_VDSO_GETTIMEOFDAY])(&tv, NULL), 0);
                         EXPECT_EQ((int64_t) tv.tv_sec * 1000000 + tv.tv_usec, (int64_t) floor_div(exact, 1000));
-                        EXPECT_EQ(tz.tz_minuteswest, -60);
+                        (void) tz;
                 }
         /* An error of the kernel's function is returned as is, and the
          * result is not touched. */
