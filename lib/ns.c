@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -104,6 +105,7 @@ int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64
                 return -ENOMEM;
         ns->id = id;
         ns->n_refs = 1;
+        ns->page_ro_fd = -EBADF;
         if (name && !(ns->name = strdup(name)))
                 return -ENOMEM;
         r = page_new(id, image, ns);
@@ -150,6 +152,7 @@ bool tns_ns_unref(struct tns_ns *ns) {
         }
         munmap(ns->page, TNS_PAGE_SIZE);
         safe_close(ns->page_fd);
+        safe_close(ns->page_ro_fd);
         free(ns->name);
         free(ns);
         return true;
@@ -185,6 +188,17 @@ int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t value) 
         }
         publish(ns);
         return 0;
+}
+
+int tns_ns_ro_fd(struct tns_ns *ns) {
+        char path[64];
+
+        if (ns->page_ro_fd >= 0)
+                return ns->page_ro_fd;
+        /* Reopening through /proc gives a new, read-only file description. */
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", ns->page_fd);
+        ns->page_ro_fd = open(path, O_RDONLY | O_CLOEXEC);
+        return ns->page_ro_fd < 0 ? negative_errno() : ns->page_ro_fd;
 }
 
 bool tns_ns_tz(const struct tns_ns *ns, struct timezone *ret) {

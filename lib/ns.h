@@ -42,6 +42,7 @@ struct tns_ns {
         struct timezone tz;
         int page_fd;    /* the memfd described above */
         uint64_t page_ino; /* its inode: how /proc/PID/maps names it */
+        int page_ro_fd;    /* a read-only description of it, for members; lazily */
         size_t memfd_size;
         struct tns_offsets_page *page;
         /* For the control API: calls served for this namespace's
@@ -69,6 +70,10 @@ int64_t tns_ns_offset(const struct tns_ns *ns, enum tns_clock_class c);
  * namespace and of all its descendants. -ERANGE if an offset of a
  * descendant would overflow; nothing changes then. */
 int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t effective);
+
+/* A read-only fd of the namespace's memfd (members map it through that,
+ * so they can never write it), opened once. */
+int tns_ns_ro_fd(struct tns_ns *ns);
 
 /* The timezone settimeofday() gave this namespace or an ancestor. */
 bool tns_ns_tz(const struct tns_ns *ns, struct timezone *ret);

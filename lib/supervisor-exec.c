@@ -36,7 +36,7 @@ static void trace_free(struct exec_trace *t) {
 
 static int read_sysinfo(pid_t pid, uint64_t sp, size_t *ret_off, uint64_t *ret_val) {
         _cleanup_free_ uint64_t *buf = NULL;
-        size_t n = 4096;
+        size_t n = 512; /* argc, argv and envp pointers and auxv of most programs */
         int r;
 
         for (;;) {
@@ -337,20 +337,36 @@ static int ensure_sigchld(struct tns_supervisor *s) {
 }
 
 static int add_memfd(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
-        _cleanup_close_ int ro = -EBADF;
         struct seccomp_notif_addfd addfd = {.id = req->id};
-        char path[64];
         int r;
 
-        /* A read-only description: members can map it, never write it. */
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", ns->page_fd);
-        ro = open(path, O_RDONLY | O_CLOEXEC);
-        if (ro < 0)
-                return negative_errno();
-        addfd.srcfd = (uint32_t) ro;
+        r = tns_ns_ro_fd(ns);
+        if (r < 0)
+                return r;
+        addfd.srcfd = (uint32_t) r;
         /* No O_CLOEXEC for the target: it must survive the exec. */
         r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
         return r < 0 ? negative_errno() : r;
+}
+
+/* The caller's thread group. pidfd_open() accepts only a group leader: for
+ * the usual single-threaded caller that answers in a microsecond, where
+ * reading /proc/PID/status costs twenty. */
+static int thread_group_of(pid_t tid, pid_t *ret) {
+        struct tns_proc_status st;
+        int fd, r;
+
+        fd = (int) syscall(SYS_pidfd_open, tid, 0);
+        if (fd >= 0) {
+                close(fd);
+                *ret = tid;
+                return 0;
+        }
+        r = tns_proc_status(tid, &st);
+        if (r < 0)
+                return r;
+        *ret = st.tgid;
+        return 0;
 }
 
 /* Seizes the caller of req, gives it a read-only fd of ns's memfd and
@@ -364,7 +380,7 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
 
         if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || ensure_sigchld(s) < 0)
                 return -EBUSY;
-        r = tns_proc_status(req->pid, &st);
+        r = thread_group_of(req->pid, &st.tgid);
         if (r < 0)
                 return r;
         t = calloc(1, sizeof(*t));
