@@ -155,7 +155,9 @@ lint:
 	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(wildcard lib/*.h daemon/*.h)
 	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run
 	shellcheck -s bash -x tests/bats/*.bats tests/bats/helpers.bash
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+	# memleak: cppcheck does not understand __attribute__((cleanup)), which
+	# frees on every return (STYLE.md); ASan's leak checker covers it.
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --suppress=memleak \
 		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib lib daemon
 
 install: all

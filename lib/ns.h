@@ -40,9 +40,9 @@ struct tns_ns {
         int64_t delta[TNS_CLASS_MAX]; /* relative to the parent (the host for a root) */
         bool tz_set;
         struct timezone tz;
-        int page_fd;    /* the memfd described above */
+        int page_fd; /* the memfd described above */
         uint64_t page_ino; /* its inode: how /proc/PID/maps names it */
-        int page_ro_fd;    /* a read-only description of it, for members; lazily */
+        int page_ro_fd; /* a read-only description of it, for members; lazily */
         size_t memfd_size;
         struct tns_offsets_page *page;
         /* For the control API: calls served for this namespace's

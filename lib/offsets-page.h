@@ -115,7 +115,7 @@ enum tns_vdso_fn {
 };
 
 struct tns_vdso_params {
-        uint64_t magic;   /* TNS_PARAMS_MAGIC */
+        uint64_t magic; /* TNS_PARAMS_MAGIC */
         uint32_t version; /* TNS_PARAMS_VERSION */
         uint32_t flags;
         uint64_t kernel_vdso_base; /* the kernel's vDSO (the original AT_SYSINFO_EHDR) */

@@ -106,8 +106,7 @@ int tns_proc_has_mapping(pid_t pid, const char *needle) {
         return 0;
 }
 
-int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr,
-                          uint64_t *ret_ino) {
+int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino) {
         _cleanup_(fclosep) FILE *f = NULL;
         char path[64], line[512];
 

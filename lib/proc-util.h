@@ -29,5 +29,4 @@ int tns_proc_has_mapping(pid_t pid, const char *needle);
 /* The start (and the file's inode) of the mapping of `path_part` at file
  * offset `offset` in /proc/PID/maps: 0, -ENOENT if none, or -errno.
  * ret_ino may be NULL. */
-int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr,
-                          uint64_t *ret_ino);
+int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino);

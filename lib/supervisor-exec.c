@@ -111,6 +111,8 @@ static int run_to_trap(struct exec_trace *t) {
  * returns the base of the memfd's mapping. */
 static int run_blob(struct exec_trace *t, int mem, const struct user_regs_struct *saved, uint64_t at,
                     uint64_t *ret_base) {
+        /* Two labels around one block of code (inject-blob.c). */
+        // cppcheck-suppress comparePointers
         size_t n = (size_t) (tns_inject_blob_end - tns_inject_blob);
         struct user_regs_struct regs = *saved;
         unsigned char orig[128];
@@ -252,8 +254,8 @@ static void on_exec_stop(struct exec_trace *t) {
 /* The caller is back from unshare, at its interrupt (or a signal) stop:
  * map the new namespace's offsets page over the old one, close the fd. */
 static int remap(struct exec_trace *t) {
-        const uint64_t map[6] = {t->remap_addr, TNS_PAGE_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED,
-                                 (uint64_t) t->target_fd, TNS_MEMFD_OFFSETS_PAGE};
+        const uint64_t map[6] = {t->remap_addr,          TNS_PAGE_SIZE,           PROT_READ,
+                                 MAP_SHARED | MAP_FIXED, (uint64_t) t->target_fd, TNS_MEMFD_OFFSETS_PAGE};
         const uint64_t cls[6] = {(uint64_t) t->target_fd};
         struct user_regs_struct regs;
         uint64_t kernel_base;
@@ -371,8 +373,8 @@ static int thread_group_of(pid_t tid, pid_t *ret) {
 
 /* Seizes the caller of req, gives it a read-only fd of ns's memfd and
  * asks for a stop at its return from the syscall; the trace then waits. */
-static int trace_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
-                       enum trace_kind kind, uint64_t remap_addr) {
+static int trace_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum trace_kind kind,
+                       uint64_t remap_addr) {
         struct tns_supervisor *s = l->s;
         _cleanup_free_ struct exec_trace *t = NULL;
         struct tns_proc_status st;
