@@ -107,14 +107,11 @@ static int run_to_trap(struct exec_trace *t) {
         return -EBUSY;
 }
 
-/* Runs the blob over the kernel vDSO's first bytes, puts them back, and
- * returns the base of the memfd's mapping. */
-static int run_blob(struct exec_trace *t, int mem, const struct user_regs_struct *saved, uint64_t at,
-                    uint64_t *ret_base) {
-        /* Two labels around one block of code (inject-blob.c). */
-        // cppcheck-suppress comparePointers
-        size_t n = (size_t) (tns_inject_blob_end - tns_inject_blob);
-        struct user_regs_struct regs = *saved;
+/* Runs n bytes of code at `at` in the stopped tracee, from registers
+ * *regs, up to the int3 it ends with; puts the bytes back and returns the
+ * registers then in *regs. */
+static int run_code(struct exec_trace *t, int mem, uint64_t at, const void *code, size_t n,
+                    struct user_regs_struct *regs) {
         unsigned char orig[128];
         int r, r2;
 
@@ -123,24 +120,55 @@ static int run_blob(struct exec_trace *t, int mem, const struct user_regs_struct
         r = mem_read(mem, at, orig, n);
         if (r < 0)
                 return r;
-        r = mem_write(mem, at, tns_inject_blob, n);
+        r = mem_write(mem, at, code, n);
         if (r < 0)
                 return r;
-        regs.rip = at;
-        regs.r12 = t->ns->memfd_size;
-        regs.r13 = (uint64_t) t->target_fd;
-        r = ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 ? negative_errno() : run_to_trap(t);
-        if (r >= 0 && ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+        regs->rip = at;
+        r = ptrace(PTRACE_SETREGS, t->tid, 0, regs) < 0 ? negative_errno() : run_to_trap(t);
+        if (r >= 0 && ptrace(PTRACE_GETREGS, t->tid, 0, regs) < 0)
                 r = negative_errno();
         r2 = mem_write(mem, at, orig, n);
-        if (r < 0 || r2 < 0)
-                return r < 0 ? r : r2;
+        return r < 0 ? r : r2;
+}
+
+/* Runs the blob over the kernel vDSO's first bytes and returns the base
+ * of the memfd's mapping. */
+static int run_blob(struct exec_trace *t, int mem, const struct user_regs_struct *saved, uint64_t at,
+                    uint64_t *ret_base) {
+        /* Two labels around one block of code (inject-blob.c). */
+        // cppcheck-suppress comparePointers
+        size_t n = (size_t) (tns_inject_blob_end - tns_inject_blob);
+        struct user_regs_struct regs = *saved;
+        int r;
+
+        regs.r12 = t->ns->memfd_size;
+        regs.r13 = (uint64_t) t->target_fd;
+        r = run_code(t, mem, at, tns_inject_blob, n, &regs);
+        if (r < 0)
+                return r;
         if ((int64_t) regs.r14 < 0 && (int64_t) regs.r14 > -4096)
                 return (int) regs.r14;
         if (regs.r15 != regs.r14)
                 return (int64_t) regs.r15 < 0 ? (int) regs.r15 : -EFAULT;
         *ret_base = regs.r14;
         return 0;
+}
+
+/* A 32-bit program gets no vDSO of ours (its clock calls are i386 calls,
+ * which the filter answers with ENOSYS): only close the fd it was given,
+ * with `mov $6, %eax; int $0x80; int3` (i386 close) at its entry point. */
+static int close_fd_32(struct exec_trace *t, const struct user_regs_struct *saved) {
+        static const unsigned char code[] = {0xb8, 0x06, 0x00, 0x00, 0x00, 0xcd, 0x80, 0xcc};
+        _cleanup_close_ int mem = -EBADF;
+        struct user_regs_struct regs = *saved;
+        int r;
+
+        mem = open_mem(t->tid);
+        if (mem < 0)
+                return mem;
+        regs.rbx = (uint64_t) t->target_fd;
+        r = run_code(t, mem, saved->rip, code, sizeof(code), &regs);
+        return r < 0 ? r : -EPROTOTYPE;
 }
 
 /* At the exec stop: the new program has not run an instruction yet. */
@@ -155,8 +183,14 @@ static int inject_vdso(struct exec_trace *t) {
 
         if (ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
                 return negative_errno();
-        if (saved.cs != 0x33)
-                return -EPROTOTYPE; /* a 32-bit program: syscall path only */
+        if (saved.cs != 0x33) {
+                r = close_fd_32(t, &saved);
+                saved.rax = 0;
+                saved.orig_rax = (uint64_t) -1;
+                if (ptrace(PTRACE_SETREGS, t->tid, 0, &saved) < 0)
+                        return negative_errno();
+                return r;
+        }
         r = read_sysinfo(t->tid, saved.rsp, &off, &kernel_base);
         if (r < 0)
                 return r;

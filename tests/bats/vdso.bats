@@ -167,3 +167,27 @@ print(int(before), int(after))'
         local after=${output#* }
         ((after >= 2000000000 && after <= 2000000002)) || fail "after settimeofday: $output"
 }
+
+@test "a 32-bit program runs on the syscall path, with ENOSYS for its clock calls and no fd of ours" {
+        command -v as >/dev/null && command -v ld >/dev/null || skip "binutils is not installed"
+        as --32 -o "$BATS_TEST_TMPDIR/time32.o" "$ROOT/tests/helpers/time32.S" &&
+                ld -m elf_i386 -o "$BATS_TEST_TMPDIR/time32" "$BATS_TEST_TMPDIR/time32.o" ||
+                skip "binutils cannot build i386 programs here"
+        run -38 tns run -- "$BATS_TEST_TMPDIR/time32"
+        # Held in pause(): the fd it was handed at exec is closed again.
+        tns run -- "$BATS_TEST_TMPDIR/time32" pause &
+        local pid=$! child="" i
+        for ((i = 0; i < 200; i++)); do
+                child=$(pgrep -f "^$BATS_TEST_TMPDIR/time32 pause" || true)
+                [ -n "$child" ] && grep -q '^State:.*S' "/proc/$child/status" && break
+                sleep 0.05
+        done
+        [ -n "$child" ] || fail "the 32-bit program did not start"
+        local fds
+        fds=$(cd "/proc/$child/fd" && for f in *; do readlink "$f"; done)
+        kill -TERM "$child"
+        wait "$pid" || true
+        [[ "$fds" != *timens-vdso* ]] || fail "the 32-bit program kept our memfd: $fds"
+        # The supervisor survived it: the next program is served.
+        assert_ten_years_ahead date +%s
+}
