@@ -88,8 +88,13 @@ static void publish(struct tns_ns *ns) {
                 if (effective(ns, c, &v[c]) < 0)
                         v[c] = tns_ns_offset(ns, c); /* checked by the caller; keep the old */
         tns_page_write_begin(ns->page);
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                struct timespec split = tns_ns_to_ts(v[c]);
+
                 __atomic_store_n(&ns->page->clocks[c].offset_ns, v[c], __ATOMIC_RELAXED);
+                __atomic_store_n(&ns->page->clocks[c].offset_sec, (int64_t) split.tv_sec, __ATOMIC_RELAXED);
+                __atomic_store_n(&ns->page->clocks[c].offset_nsec, (int64_t) split.tv_nsec, __ATOMIC_RELAXED);
+        }
         tns_page_write_end(ns->page);
         for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
                 publish(k);

@@ -26,12 +26,16 @@ enum tns_clock_class {
         TNS_CLASS_MAX = 3,
 };
 
-/* One clock's map from host time to namespace time. Today only offset_ns
- * is used; the fields after it are reserved (zero) so that a rate or a
- * frozen point can be added without changing the layout. */
+/* One clock's map from host time to namespace time. offset_sec and
+ * offset_nsec are offset_ns split (floor: 0 <= offset_nsec < 1e9), written
+ * under the same seqlock, so that the vDSO adds it with no division. The
+ * last field is reserved (zero) so that a rate or a frozen point can be
+ * added without changing the layout. */
 struct tns_clock_map {
         int64_t offset_ns;
-        int64_t reserved[3];
+        int64_t offset_sec;
+        int64_t offset_nsec;
+        int64_t reserved;
 };
 
 #define TNS_PAGE_MAX_CLOCKS 8

@@ -161,11 +161,22 @@ static inline unsigned clock_how(int clock) {
  * understands (a supervisor with a newer ABI; nothing mapped there by
  * mistake would fault before) or the writer looks stuck: the caller then
  * makes the syscall. */
-static inline bool read_offset(enum tns_clock_class c, int64_t *ret) {
+/* An offset split as a timespec: sec * 1e9 + nsec, 0 <= nsec < 1e9 (floor),
+ * as the supervisor writes it next to offset_ns: no division here. */
+struct split {
+        long sec, nsec;
+};
+
+/* The offset of class c, read as lib/offsets-page.h's tns_page_offset()
+ * does, but with a bounded wait. False if the page is not one this image
+ * understands (a supervisor with a newer ABI; nothing mapped there by
+ * mistake would fault before) or the writer looks stuck: the caller then
+ * makes the syscall. */
+static inline bool read_split(enum tns_clock_class c, struct split *ret) {
         const struct tns_offsets_page *p = &tns_offsets_page;
         unsigned spins = 0;
         uint32_t seq;
-        int64_t v;
+        long sec, nsec;
 
         if (unlikely(__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != TNS_PAGE_MAGIC ||
                      __atomic_load_n(&p->version, __ATOMIC_RELAXED) != TNS_PAGE_VERSION))
@@ -173,7 +184,8 @@ static inline bool read_offset(enum tns_clock_class c, int64_t *ret) {
         for (;;) {
                 seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
                 if (likely(!(seq & 1))) {
-                        v = __atomic_load_n(&p->clocks[c].offset_ns, __ATOMIC_RELAXED);
+                        sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                        nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
                         if (likely(!tns_page_read_retry(p, seq)))
                                 break;
                 } else
@@ -181,24 +193,8 @@ static inline bool read_offset(enum tns_clock_class c, int64_t *ret) {
                 if (unlikely(++spins >= SEQ_SPIN_MAX))
                         return false;
         }
-        *ret = v;
-        return true;
-}
-
-/* An offset split as a timespec is: sec * 1e9 + nsec, |nsec| < 1e9, nsec
- * of the sign of the offset. Division by a constant compiles to a
- * multiplication: no libgcc. */
-struct split {
-        long sec, nsec;
-};
-
-static inline bool read_split(enum tns_clock_class c, struct split *ret) {
-        int64_t off;
-
-        if (unlikely(!read_offset(c, &off)))
-                return false;
-        ret->sec = off / NSEC_PER_SEC;
-        ret->nsec = off % NSEC_PER_SEC;
+        ret->sec = sec;
+        ret->nsec = nsec;
         return true;
 }
 
@@ -216,14 +212,10 @@ static inline void timespec_add(struct vdso_timespec *ts, struct split off) {
                 ts->tv_sec = (long) ((unsigned long) ts->tv_sec + (unsigned long) sec);
                 return;
         }
-        nsec = ts->tv_nsec + off.nsec;
-
+        nsec = ts->tv_nsec + off.nsec; /* both in [0, 1e9) */
         if (nsec >= NSEC_PER_SEC) {
                 nsec -= NSEC_PER_SEC;
                 sec++;
-        } else if (nsec < 0) {
-                nsec += NSEC_PER_SEC;
-                sec--;
         }
         ts->tv_sec = (long) ((unsigned long) ts->tv_sec + (unsigned long) sec);
         ts->tv_nsec = nsec;
