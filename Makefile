@@ -18,6 +18,8 @@ V ?= 0
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 MANDIR ?= $(PREFIX)/share/man
 FUZZ_SECONDS ?= 60
 
@@ -36,9 +38,9 @@ else
 Q := @
 endif
 
-PKGS := libseccomp libsystemd
+PKGS := libseccomp libsystemd json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lsystemd)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lsystemd -ljson-c)
 
 # Warnings as bubblewrap's meson.build sets them.
 WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
@@ -60,7 +62,9 @@ BASE_CFLAGS := -std=gnu11 -O2 -g -D_GNU_SOURCE -fno-strict-aliasing -fstack-prot
 ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 
-LIB_SRCS := $(wildcard lib/*.c)
+# proto/ (the control protocol's wire types) is part of the library: the
+# daemon, the client in lib/client.c and the tests share it.
+LIB_SRCS := $(wildcard lib/*.c) $(wildcard proto/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(LIB_SRCS))
 # Our vDSO image, embedded into libtimens (appends to LIB_OBJS).
 include vdso-patch/vdso.mk
@@ -68,6 +72,11 @@ LIBTIMENS := $(BUILDDIR)/libtimens.a
 
 CTL_SRCS := $(wildcard daemon/timensctl*.c)
 CTL_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(CTL_SRCS))
+
+TIMENSD_SRCS := $(wildcard daemon/timensd*.c)
+TIMENSD_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(TIMENSD_SRCS))
+# Everything of timensd but main(): what the fuzz target drives.
+TIMENSD_CORE_SRCS := $(filter-out daemon/timensd-main.c,$(TIMENSD_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(UNIT_SRCS))
@@ -80,7 +89,7 @@ BENCH_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(BENCH_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
 
-PROGRAMS := $(BUILDDIR)/timensctl
+PROGRAMS := $(BUILDDIR)/timensctl $(BUILDDIR)/timensd
 
 .PHONY: all check check-quick demo bench lint fuzz install uninstall deps deps-auto clean \
 	tests unit live bats asan-check fuzz-smoke
@@ -89,7 +98,7 @@ all: $(PROGRAMS) tests
 
 tests: $(UNIT_BINS) $(LIVE_BINS) $(HELPER_BINS) $(BENCH_BINS)
 
-$(BUILDDIR)/%.o: %.c $(wildcard lib/*.h proto/*.h tests/include/*.h)
+$(BUILDDIR)/%.o: %.c $(wildcard lib/*.h proto/*.h daemon/*.h tests/include/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
@@ -102,8 +111,12 @@ $(BUILDDIR)/timensctl: $(CTL_OBJS) $(LIBTIMENS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(LIBTIMENS) $(PKG_LIBS)
 
+$(BUILDDIR)/timensd: $(TIMENSD_OBJS) $(LIBTIMENS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TIMENSD_OBJS) $(LIBTIMENS) $(PKG_LIBS)
+
 # Unit, live and helper programs: one source file each, linked with the library.
-$(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS) $(wildcard lib/*.h tests/include/*.h)
+$(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS) $(wildcard lib/*.h proto/*.h tests/include/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/include $(ALL_LDFLAGS) -o $@ $< $(LIBTIMENS) $(PKG_LIBS) -lm
@@ -116,12 +129,16 @@ $(BUILDDIR)/tests/helpers/%-static: tests/helpers/%.c $(LIBTIMENS)
 
 # libFuzzer targets (clang only), with ASan+UBSan.
 # The generated image source comes along: libtimens always embeds one.
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(VDSO_IMAGE_C) $(wildcard lib/*.h)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(VDSO_IMAGE_C) $(wildcard lib/*.h proto/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) \
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -Iproto -Idaemon $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $< $(LIB_SRCS) $(VDSO_IMAGE_C) $(PKG_LIBS)
+		-o $@ $< $(LIB_SRCS) $(VDSO_IMAGE_C) $(FUZZ_EXTRA_SRCS) $(PKG_LIBS)
+
+# fuzz-proto drives timensd's request parser and dispatcher as well.
+build-fuzz/fuzz-proto: FUZZ_EXTRA_SRCS = $(TIMENSD_CORE_SRCS)
+build-fuzz/fuzz-proto: $(TIMENSD_CORE_SRCS) $(wildcard daemon/*.h)
 
 deps:
 	scripts/deps.sh build test
@@ -152,9 +169,9 @@ fuzz: deps-auto $(FUZZ_BINS)
 
 lint:
 	@scripts/deps.sh --check lint >/dev/null 2>&1 || scripts/deps.sh lint
-	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(wildcard lib/*.h daemon/*.h)
+	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(wildcard lib/*.h proto/*.h daemon/*.h)
 	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run
-	shellcheck -s bash -x tests/bats/*.bats tests/bats/helpers.bash
+	shellcheck -s bash -x tests/bats/*.bats tests/bats/*.bash contrib/bash-completion/timensctl
 	# memleak: cppcheck does not understand __attribute__((cleanup)), which
 	# frees on every return (STYLE.md); ASan's leak checker covers it.
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --suppress=memleak \
@@ -162,10 +179,14 @@ lint:
 
 install: all
 	install -Dm755 $(BUILDDIR)/timensctl $(DESTDIR)$(BINDIR)/timensctl
+	install -Dm755 $(BUILDDIR)/timensd $(DESTDIR)$(SBINDIR)/timensd
 	install -Dm644 man/timensctl.1 $(DESTDIR)$(MANDIR)/man1/timensctl.1
+	install -Dm644 man/timensd.8 $(DESTDIR)$(MANDIR)/man8/timensd.8
+	install -Dm644 contrib/bash-completion/timensctl $(DESTDIR)$(BASHCOMPDIR)/timensctl
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/timensctl $(DESTDIR)$(MANDIR)/man1/timensctl.1
+	rm -f $(DESTDIR)$(SBINDIR)/timensd $(DESTDIR)$(MANDIR)/man8/timensd.8 $(DESTDIR)$(BASHCOMPDIR)/timensctl
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -55,7 +55,8 @@ static int detach(void) {
         return 0;
 }
 
-static int serve(int listener, int parent_pidfd, const char *name, const int64_t offsets[TNS_CLASS_MAX], int ready_fd) {
+static int serve(int listener, int parent_pidfd, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                 unsigned ns_flags, int ready_fd) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         struct tns_supervisor *s = NULL;
         struct tns_ns *ns;
@@ -68,7 +69,7 @@ static int serve(int listener, int parent_pidfd, const char *name, const int64_t
         r = tns_supervisor_new(e, &timensctl_log, &s);
         if (r < 0)
                 return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to create the supervisor: %m");
-        r = tns_supervisor_create_ns(s, name, offsets, &ns);
+        r = tns_supervisor_create_ns_flags(s, name, offsets, ns_flags, &ns);
         if (r >= 0)
                 r = tns_supervisor_add_listener(s, ns, TAKE_FD(listener), 0);
         if (r >= 0 && parent_pidfd >= 0)
@@ -85,7 +86,7 @@ static int serve(int listener, int parent_pidfd, const char *name, const int64_t
         return r;
 }
 
-int embedded_supervisor_start(int listener, const char *name, const int64_t offsets[TNS_CLASS_MAX]) {
+int embedded_supervisor_start(int listener, const char *name, const int64_t offsets[TNS_CLASS_MAX], unsigned ns_flags) {
         _cleanup_close_ int owned = listener;
         int ready[2], parent_pidfd;
         char byte;
@@ -111,7 +112,8 @@ int embedded_supervisor_start(int listener, const char *name, const int64_t offs
                 (void) sigprocmask(SIG_SETMASK, &all, NULL);
                 if (detach() < 0)
                         _exit(EXIT_FAILURE);
-                _exit(serve(TAKE_FD(owned), parent_pidfd, name, offsets, ready[1]) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+                _exit(serve(TAKE_FD(owned), parent_pidfd, name, offsets, ns_flags, ready[1]) < 0 ? EXIT_FAILURE
+                                                                                                 : EXIT_SUCCESS);
         }
         close(ready[1]);
         safe_close(parent_pidfd);

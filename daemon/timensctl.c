@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* timensctl: clocks of their own for programs and containers. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 const struct tns_logger timensctl_log = {tns_log_stderr, (void *) "timensctl", LOG_INFO};
 
 static void help(void) {
-        printf("Usage: timensctl [--help] [--version] COMMAND ...\n"
+        printf("Usage: timensctl [--socket PATH] [--json] COMMAND ...\n"
                "\n"
                "Give programs clocks of their own: CLOCK_MONOTONIC, CLOCK_BOOTTIME and\n"
                "CLOCK_REALTIME moved by per-namespace offsets, from user space.\n"
@@ -18,39 +19,85 @@ static void help(void) {
                "Commands:\n"
                "  run [OPTIONS] -- COMMAND [ARGS...]\n"
                "                 run COMMAND in a new time namespace (see 'timensctl run --help')\n"
+               "  create NAME [OFFSETS] [--grant G]\n"
+               "                 create an empty namespace in timensd\n"
+               "  destroy NAME|ID [--force]\n"
+               "                 destroy a namespace (--force: detach one that has processes)\n"
+               "  set NAME|ID OFFSETS [--allow-backwards]\n"
+               "                 change offsets live: the clock becomes the host's plus OFFSET\n"
+               "  show NAME|ID   offsets, clocks, processes and counters of a namespace\n"
+               "  list           the namespaces timensd serves\n"
+               "  export NAME|ID [--output FILE]\n"
+               "                 the clock state of a namespace, as JSON\n"
+               "  import FILE|- [--name NAME] [--grant G]\n"
+               "                 a namespace whose clocks continue from an exported state\n"
+               "  stats          counters and latency of timensd\n"
+               "  wait NAME|ID [--timeout SEC]\n"
+               "                 wait until a namespace is gone\n"
+               "  attach NAME|ID PID\n"
+               "                 move a running process tree into a namespace (not yet)\n"
+               "\n"
+               "OFFSETS: --monotonic OFFSET --boottime OFFSET --realtime OFFSET|DATE\n"
                "\n"
                "Options:\n"
+               "  --socket PATH  timensd's socket (default $TIMENS_SOCKET or /run/timens/timensd.sock)\n"
+               "  --json         read commands print JSON\n"
                "  -h --help      show this help\n"
                "  --version      show the version\n"
                "\n"
+               "Exit status: 0 on success, 1 on failure; run has its own (see 'timensctl run --help').\n"
                "See timensctl(1).\n");
 }
 
 struct verb {
         const char *name;
-        int (*fn)(int argc, char *argv[]);
+        ctl_verb_fn fn;
 };
 
 static const struct verb verbs[] = {
-        {"run", verb_run},
+        {"run", verb_run},     {"create", verb_create}, {"destroy", verb_destroy}, {"set", verb_set},
+        {"show", verb_show},   {"list", verb_list},     {"export", verb_export},   {"import", verb_import},
+        {"stats", verb_stats}, {"wait", verb_wait},     {"attach", verb_attach},
 };
 
+/* Global options before the command; '+' stops at the command's name. */
+static int parse_global(int argc, char *argv[], struct ctl_options *o) {
+        static const struct option options[] = {CTL_COMMON_OPTIONS, {"version", no_argument, NULL, 'V'}, {}};
+        int c;
+
+        optind = 0;
+        opterr = 1;
+        while ((c = getopt_long(argc, argv, "+h", options, NULL)) >= 0) {
+                if (ctl_common_option(c, o))
+                        continue;
+                if (c == 'h')
+                        return help(), 0;
+                if (c == 'V')
+                        return puts("timensctl " TIMENS_VERSION), 0;
+                fprintf(stderr, "Try 'timensctl --help'.\n");
+                return -EINVAL;
+        }
+        return optind;
+}
+
 int main(int argc, char *argv[]) {
-        if (argc < 2) {
+        struct ctl_options o = {};
+        int first;
+
+        first = parse_global(argc, argv, &o);
+        if (first <= 0)
+                return first < 0 ? EXIT_RUN_INTERNAL : 0;
+        if (first >= argc) {
                 help();
                 return EXIT_RUN_INTERNAL;
         }
-        if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        if (strcmp(argv[first], "help") == 0) {
                 help();
                 return 0;
         }
-        if (strcmp(argv[1], "--version") == 0) {
-                printf("timensctl " TIMENS_VERSION "\n");
-                return 0;
-        }
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (strcmp(argv[1], verbs[i].name) == 0)
-                        return verbs[i].fn(argc - 1, argv + 1);
-        tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Unknown command '%s'. Try 'timensctl --help'.", argv[1]);
+                if (strcmp(argv[first], verbs[i].name) == 0)
+                        return verbs[i].fn(argc - first, argv + first, &o);
+        tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Unknown command '%s'. Try 'timensctl --help'.", argv[first]);
         return EXIT_RUN_INTERNAL;
 }

@@ -29,6 +29,76 @@ int offsets_resolve(const struct offset_args *a, int64_t ret[TNS_CLASS_MAX]);
 /* The embedded supervisor: forks a detached process that serves
  * `listener` (taken) for namespace `name` with `offsets`, until every
  * process under the filter is gone. Returns once it serves. */
-int embedded_supervisor_start(int listener, const char *name, const int64_t offsets[TNS_CLASS_MAX]);
+int embedded_supervisor_start(int listener, const char *name, const int64_t offsets[TNS_CLASS_MAX], unsigned ns_flags);
 
-int verb_run(int argc, char *argv[]);
+/* Options every command takes (before or after its name). */
+struct ctl_options {
+        const char *socket; /* NULL: $TIMENS_SOCKET, else the default */
+        bool json; /* read commands: print the reply's JSON */
+};
+
+/* getopt_long entries and handling shared by the commands. */
+#define CTL_ARG_SOCKET 0x200
+#define CTL_ARG_JSON 0x201
+#define CTL_COMMON_OPTIONS                                                                                             \
+        {"socket", required_argument, NULL, CTL_ARG_SOCKET}, {"json", no_argument, NULL, CTL_ARG_JSON}, {              \
+                "help", no_argument, NULL, 'h'                                                                         \
+        }
+/* Returns 1 if c was a common option (handled), 0 if not. */
+int ctl_common_option(int c, struct ctl_options *o);
+
+/* --monotonic, --boottime, --realtime: as run takes them. */
+#define CTL_ARG_MONOTONIC 0x210
+#define CTL_ARG_BOOTTIME 0x211
+#define CTL_ARG_REALTIME 0x212
+#define CTL_OFFSET_OPTIONS                                                                                             \
+        {"monotonic", required_argument, NULL, CTL_ARG_MONOTONIC},                                                     \
+                {"boottime", required_argument, NULL, CTL_ARG_BOOTTIME}, {                                             \
+                "realtime", required_argument, NULL, CTL_ARG_REALTIME                                                  \
+        }
+int ctl_offset_option(int c, struct offset_args *a);
+/* Logs "try --help" for an option getopt refused; returns -EINVAL. */
+int ctl_bad_option(const char *verb);
+
+typedef int (*ctl_verb_fn)(int argc, char *argv[], struct ctl_options *o);
+
+int verb_run(int argc, char *argv[], struct ctl_options *o);
+int verb_create(int argc, char *argv[], struct ctl_options *o);
+int verb_destroy(int argc, char *argv[], struct ctl_options *o);
+int verb_set(int argc, char *argv[], struct ctl_options *o);
+int verb_show(int argc, char *argv[], struct ctl_options *o);
+int verb_list(int argc, char *argv[], struct ctl_options *o);
+int verb_export(int argc, char *argv[], struct ctl_options *o);
+int verb_import(int argc, char *argv[], struct ctl_options *o);
+int verb_stats(int argc, char *argv[], struct ctl_options *o);
+int verb_wait(int argc, char *argv[], struct ctl_options *o);
+int verb_attach(int argc, char *argv[], struct ctl_options *o);
+
+/* timensctl-daemon-client.c: talking to timensd. Each function logs its
+ * failure and returns it. */
+struct tns_client;
+struct tns_request;
+struct tns_ns_view;
+struct json_object;
+/* quiet: no message when no daemon answers (run falls back then). */
+int ctl_connect(const struct ctl_options *o, bool quiet, struct tns_client **ret);
+/* Returns 0 and *ret_result, or <0 after printing the daemon's error:
+ * -ENOENT (not-found), -EEXIST (exists), -EACCES (permission-denied),
+ * -EPROTO (any other error reply), or the transport's -errno. */
+int ctl_call(struct tns_client *c, struct tns_request *req, const int *fds, size_t n_fds,
+             struct json_object **ret_result);
+/* connect + call, for commands that make one request. */
+int ctl_request(const struct ctl_options *o, struct tns_request *req, struct json_object **ret_result);
+/* NAME or ID (digits) into req. */
+void ctl_target(const char *arg, struct tns_request *req);
+/* Checks the offsets as `run` does and puts them into req. */
+int ctl_offsets_to_request(const struct offset_args *a, struct tns_request *req);
+int ctl_parse_grant(const char *s, int *ret);
+/* Pretty JSON on stdout. */
+void ctl_print_json(struct json_object *o);
+/* Prints the "namespace" member of a result as text (or JSON). */
+int ctl_print_namespace(struct json_object *result, const struct ctl_options *o, bool details);
+/* Exit status of the commands that are not run: 0 or 1. */
+static inline int ctl_exit(int r) {
+        return r < 0 ? 1 : 0;
+}

@@ -179,17 +179,39 @@ static int check_subtree(const struct tns_ns *ns, enum tns_clock_class c) {
 }
 
 int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t value) {
-        int64_t parent = 0, old = ns->delta[c];
+        int64_t parent = 0, old = ns->delta[c], delta;
         int r;
 
         if (ns->parent && effective(ns->parent, c, &parent) < 0)
                 return -ERANGE;
-        if (__builtin_sub_overflow(value, parent, &ns->delta[c]))
+        if (__builtin_sub_overflow(value, parent, &delta))
                 return -ERANGE;
+        ns->delta[c] = delta;
         r = check_subtree(ns, c);
         if (r < 0) {
                 ns->delta[c] = old;
                 return r;
+        }
+        publish(ns);
+        return 0;
+}
+
+/* Several classes in one publication: a reader of the offsets page (our
+ * vDSO) sees them change together or not at all. */
+int tns_ns_set_offsets(struct tns_ns *ns, unsigned mask, const int64_t value[TNS_CLASS_MAX]) {
+        int64_t old[TNS_CLASS_MAX];
+
+        memcpy(old, ns->delta, sizeof(old));
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                int64_t parent = 0;
+
+                if (!(mask & (1U << c)))
+                        continue;
+                if ((ns->parent && effective(ns->parent, c, &parent) < 0) ||
+                    __builtin_sub_overflow(value[c], parent, &ns->delta[c]) || check_subtree(ns, c) < 0) {
+                        memcpy(ns->delta, old, sizeof(old));
+                        return -ERANGE;
+                }
         }
         publish(ns);
         return 0;

@@ -70,6 +70,9 @@ int64_t tns_ns_offset(const struct tns_ns *ns, enum tns_clock_class c);
  * namespace and of all its descendants. -ERANGE if an offset of a
  * descendant would overflow; nothing changes then. */
 int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t effective);
+/* The same for the classes in mask (bit 1 << class), published at once;
+ * -ERANGE and nothing changed if any would not fit. */
+int tns_ns_set_offsets(struct tns_ns *ns, unsigned mask, const int64_t effective[TNS_CLASS_MAX]);
 
 /* A read-only fd of the namespace's memfd (members map it through that,
  * so they can never write it), opened once. */

@@ -2,6 +2,7 @@
 /* vDSO injection at exec, the supervisor's side (lib/inject.h says how). */
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -194,6 +195,10 @@ static int inject_vdso(struct exec_trace *t) {
         r = read_sysinfo(t->tid, saved.rsp, &off, &kernel_base);
         if (r < 0)
                 return r;
+        if (t->target_fd == INT_MAX)
+                /* No image for this namespace: no vDSO at all, every read a
+                 * syscall. */
+                return write_word(t->tid, saved.rsp + off, 0) < 0 ? -EFAULT : -ENOENT;
         mem = open_mem(t->tid);
         if (mem < 0)
                 return mem;
@@ -424,7 +429,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                 return -ENOMEM;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* e.g. a debugger holds it */
-        t->target_fd = add_memfd(l, req, ns);
+        /* A namespace without our image (TNS_NS_NO_VDSO) hands no memfd. */
+        t->target_fd = ns->memfd_size > TNS_MEMFD_IMAGE ? add_memfd(l, req, ns) : INT_MAX;
         if (t->target_fd < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
                 r = t->target_fd < 0 ? t->target_fd : negative_errno();
                 (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);
@@ -443,8 +449,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
 }
 
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
-        if (!l->s->vdso || ns->memfd_size <= TNS_MEMFD_IMAGE)
-                return -EOPNOTSUPP;
+        if (!l->s->vdso)
+                return -EOPNOTSUPP; /* no vDSO on this host: nothing to replace or remove */
         return trace_begin(l, req, ns, TRACE_EXEC, 0);
 }
 

@@ -5,8 +5,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "proc-util.h"
@@ -144,8 +142,8 @@ static bool in_subtree(const struct tns_ns *x, const struct tns_ns *top) {
 }
 
 /* Listeners feeding ns itself, and processes pinned into its subtree. */
-static void count_processes(struct tns_registry *r, struct tns_ns *ns, unsigned *ret_listeners,
-                            unsigned *ret_pinned, bool *ret_live) {
+static void count_processes(struct tns_registry *r, struct tns_ns *ns, unsigned *ret_listeners, unsigned *ret_pinned,
+                            bool *ret_live) {
         unsigned listeners = 0, pinned = 0;
         bool live = false;
 
@@ -172,7 +170,9 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
                 .id = ns->id,
                 .parent_id = ns->parent ? ns->parent->id : 0,
                 .name = ns->name,
-                .origin = rec ? rec->origin : ns->parent ? TNS_ORIGIN_UNSHARE : TNS_ORIGIN_DETACHED,
+                .origin = rec          ? rec->origin
+                          : ns->parent ? TNS_ORIGIN_UNSHARE
+                                       : TNS_ORIGIN_DETACHED,
                 .grant = rec ? rec->grant : TNS_GRANT_NONE,
                 .calls = ns->n_calls,
                 .failures = ns->n_failures,
@@ -233,40 +233,32 @@ static bool walk_has(const struct walk *w, pid_t pid) {
         return false;
 }
 
-static bool maps_file(pid_t pid, dev_t dev, ino_t ino) {
-        _cleanup_(fclosep) FILE *f = NULL;
-        char path[64], line[512];
-        unsigned maj, min;
-        unsigned long inode;
+/* The namespace whose offsets page a process maps: every program exec'd
+ * with our vDSO, and what it forks, orphans included (as supervisor.c's
+ * ns_by_mapping names callers). */
+static struct tns_ns *ns_by_mapping(struct tns_registry *r, pid_t pid) {
+        uint64_t addr, ino;
 
-        snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
-        f = fopen(path, "re");
-        while (f && fgets(line, sizeof(line), f))
-                if (sscanf(line, "%*s %*s %*s %x:%x %lu", &maj, &min, &inode) == 3 && inode == ino &&
-                    makedev(maj, min) == dev)
-                        return true;
-        return false;
+        if (tns_proc_find_mapping(pid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, &ino) < 0)
+                return NULL;
+        for (struct tns_ns *ns = r->s->namespaces; ns; ns = ns->next)
+                if (ns->page_ino == ino)
+                        return ns;
+        return NULL;
 }
 
-/* Processes that map the namespace's memfd: every program exec'd in it
- * since the vDSO was injected, also once reparented out of the trees
- * (a daemon inside a container). */
+/* Processes that map the namespace's offsets page: every program exec'd
+ * in it with our vDSO, also once reparented out of the trees (a daemon
+ * inside a container). */
 static void walk_mappers(struct walk *w) {
         _cleanup_(closedirp) DIR *d = opendir("/proc");
         struct dirent *de;
-        struct stat st;
 
-        if (!d || fstat(w->ns->page_fd, &st) < 0)
-                return;
-        while ((de = readdir(d))) {
+        while (d && (de = readdir(d))) {
                 pid_t pid = (pid_t) atoi(de->d_name);
-                struct member *m;
 
                 /* We map it ourselves, to write it. */
-                if (pid <= 0 || pid == getpid() || walk_has(w, pid) || !maps_file(pid, st.st_dev, st.st_ino))
-                        continue;
-                m = pinned_member(w->r, pid);
-                if (!m || m->ns == w->ns)
+                if (pid > 0 && pid != getpid() && !walk_has(w, pid) && ns_by_mapping(w->r, pid) == w->ns)
                         walk_add(w, pid);
         }
 }
@@ -302,15 +294,20 @@ static struct tns_ns *listener_root_ns(struct tns_registry *r, pid_t pid) {
 struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid) {
         struct tns_proc_status st;
         unsigned depth = 0;
+        struct tns_ns *ns;
 
         if (!r->s->listeners)
                 return NULL;
-        /* The nearest entry up the parent chain decides, as for callers
-         * (supervisor.c, resolve_ns); the chain is bounded by pid_max. */
+        ns = ns_by_mapping(r, pid);
+        if (ns)
+                return ns;
+        /* A program without our vDSO: the nearest entry up the parent
+         * chain decides, as for callers (supervisor.c, resolve_ns); the
+         * chain is bounded by pid_max. */
         for (pid_t p = pid; p > 1 && depth < 4096; p = st.ppid, depth++) {
                 struct member *m = pinned_member(r, p);
-                struct tns_ns *ns = m ? m->ns : listener_root_ns(r, p);
 
+                ns = m ? m->ns : listener_root_ns(r, p);
                 if (ns)
                         return ns;
                 if (tns_proc_status(p, &st) < 0)
@@ -416,7 +413,6 @@ static int check_offsets(struct tns_ns *ns, unsigned mask, const int64_t v[TNS_C
 int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned mask,
                              const int64_t offsets[TNS_CLASS_MAX], bool allow_backwards,
                              enum tns_clock_class *ret_class) {
-        int64_t old[TNS_CLASS_MAX];
         unsigned listeners, pinned;
         enum tns_clock_class bad = TNS_CLASS_MONOTONIC;
         bool live;
@@ -428,20 +424,11 @@ int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned
                 *ret_class = bad;
                 return k;
         }
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
-                old[c] = tns_ns_offset(ns, c);
-        for (int c = 0; c < TNS_CLASS_MAX; c++) {
-                if (!(mask & (1U << c)))
-                        continue;
-                k = tns_ns_set_offset(ns, c, offsets[c]);
-                if (k < 0) {
-                        /* A descendant would overflow: undo what was set. */
-                        for (int u = 0; u < c; u++)
-                                if (mask & (1U << u))
-                                        (void) tns_ns_set_offset(ns, u, old[u]);
-                        *ret_class = c;
-                        return k;
-                }
+        /* One publication: the vDSO sees every clock change at once. */
+        k = tns_ns_set_offsets(ns, mask, offsets);
+        if (k < 0) {
+                *ret_class = bad;
+                return k;
         }
         if (ns->record)
                 ns->record->sets++;

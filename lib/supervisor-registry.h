@@ -30,7 +30,7 @@
 
 enum tns_origin {
         TNS_ORIGIN_CREATE, /* made empty by the API; lives until destroyed */
-        TNS_ORIGIN_RUN,    /* made by adopt; gone with its last process */
+        TNS_ORIGIN_RUN, /* made by adopt; gone with its last process */
         TNS_ORIGIN_IMPORT, /* made from exported clock state; as create */
         TNS_ORIGIN_UNSHARE, /* a child made by unshare(CLONE_NEWTIME) inside */
         TNS_ORIGIN_DETACHED, /* destroyed while it had processes: nameless */
@@ -70,17 +70,17 @@ int tns_registry_list(struct tns_registry *r, struct tns_ns ***ret, size_t *ret_
 struct tns_ns_info {
         uint64_t id;
         uint64_t parent_id; /* 0 for a root */
-        const char *name;   /* NULL if none; valid until the next change */
+        const char *name; /* NULL if none; valid until the next change */
         enum tns_origin origin;
         enum tns_grant grant;
         int64_t offset[TNS_CLASS_MAX]; /* effective: namespace clock = host + offset */
-        unsigned listeners;            /* listener fds feeding this namespace */
-        unsigned pinned;               /* processes pinned to it after an unshare */
-        unsigned children;             /* child namespaces */
-        bool live;                     /* it or a descendant has processes */
-        uint64_t calls, failures;      /* calls served for its processes */
-        uint64_t sets;                 /* changes through the registry */
-        int64_t created_realtime_ns;   /* 0 if unknown */
+        unsigned listeners; /* listener fds feeding this namespace */
+        unsigned pinned; /* processes pinned to it after an unshare */
+        unsigned children; /* child namespaces */
+        bool live; /* it or a descendant has processes */
+        uint64_t calls, failures; /* calls served for its processes */
+        uint64_t sets; /* changes through the registry */
+        int64_t created_realtime_ns; /* 0 if unknown */
 };
 
 void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_info *ret);
@@ -93,8 +93,9 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
  * before any exec with the vDSO is not found. */
 int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max);
 
-/* The namespace a process belongs to: its own or its nearest ancestor's
- * entry, as the supervisor resolves callers; NULL if none. */
+/* The namespace a process belongs to: the one whose offsets page it maps
+ * (our vDSO), else its own or its nearest ancestor's entry, as the
+ * supervisor resolves callers; NULL if none. */
 struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid);
 
 /* A new held namespace. -EEXIST if the name is taken, -EINVAL if it is
@@ -122,8 +123,8 @@ int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t 
 struct tns_clock_state {
         char name[TNS_NS_NAME_MAX + 1]; /* "" if none */
         enum tns_grant grant;
-        int64_t host_realtime_ns;      /* the host's CLOCK_REALTIME at export */
-        int64_t value_ns[TNS_CLASS_MAX];  /* the namespace's clocks at export */
+        int64_t host_realtime_ns; /* the host's CLOCK_REALTIME at export */
+        int64_t value_ns[TNS_CLASS_MAX]; /* the namespace's clocks at export */
         int64_t offset_ns[TNS_CLASS_MAX]; /* its offsets at export */
 };
 

@@ -515,14 +515,14 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         return NULL;
 }
 
-int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
-                             struct tns_ns **ret) {
+int tns_supervisor_create_ns_flags(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                                   unsigned flags, struct tns_ns **ret) {
         struct tns_ns *ns;
         int r;
 
         if (supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
                 return -ENOSPC;
-        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, s->image, &ns);
+        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, (flags & TNS_NS_NO_VDSO) ? NULL : s->image, &ns);
         if (r < 0)
                 return r;
         /* The supervisor keeps the creation reference of a root: it lives
@@ -530,6 +530,11 @@ int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const i
         supervisor_link_ns(s, ns);
         *ret = ns;
         return 0;
+}
+
+int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                             struct tns_ns **ret) {
+        return tns_supervisor_create_ns_flags(s, name, offsets, 0, ret);
 }
 
 int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid) {

@@ -47,6 +47,12 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s);
 
 /* A new root namespace (clocks = host + offsets). */
+/* Flags of a namespace. NO_VDSO: its members keep no vDSO at all (the
+ * supervisor removes the kernel's from their auxv at exec), so that every
+ * clock read is a syscall, emulated. */
+#define TNS_NS_NO_VDSO 0x1U
+int tns_supervisor_create_ns_flags(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                                   unsigned flags, struct tns_ns **ret);
 int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
                              struct tns_ns **ret);
 

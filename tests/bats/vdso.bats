@@ -191,3 +191,15 @@ print(int(before), int(after))'
         # The supervisor survived it: the next program is served.
         assert_ten_years_ahead date +%s
 }
+
+@test "--no-vdso: the command's programs have no vDSO, every clock read is a shifted syscall" {
+        local lo hi got
+        lo=$(($(host_ns realtime) / NSEC_PER_SEC))
+        run -0 tns run --realtime +3650d --no-vdso -- sh -c 'grep -c timens-vdso /proc/self/maps; date +%s'
+        hi=$(($(host_ns realtime) / NSEC_PER_SEC))
+        [ "${lines[0]}" = 0 ] || fail "a timens-vdso mapping under --no-vdso: ${lines[0]}"
+        got=${lines[1]}
+        ((got >= lo + TEN_YEARS - 1 && got <= hi + TEN_YEARS + 1)) || fail "date under --no-vdso: $got"
+        run -0 tns run --realtime +3650d --no-vdso -- python3 -c 'import time; print(int(time.time()))'
+        ((output >= lo + TEN_YEARS - 1)) || fail "python3 under --no-vdso: $output"
+}

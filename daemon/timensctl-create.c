@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* timensctl create: an empty namespace in timensd, for `run --join` and,
+ * later, attach. It lives until destroyed. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+
+#include "timensctl.h"
+#include "timens-proto.h"
+
+static void help(void) {
+        printf("Usage: timensctl create NAME [--monotonic OFFSET] [--boottime OFFSET]\n"
+               "                        [--realtime OFFSET|DATE] [--grant none|read|full] [--json]\n"
+               "\n"
+               "Create an empty time namespace in timensd. Start processes in it with\n"
+               "'timensctl run --join NAME -- COMMAND'. It lives until 'timensctl destroy NAME'.\n"
+               "--grant: what processes inside may do through timensd's socket (default none).\n");
+}
+
+int verb_create(int argc, char *argv[], struct ctl_options *o) {
+        enum { ARG_GRANT = 0x100 };
+        static const struct option options[] = {
+                CTL_OFFSET_OPTIONS, {"grant", required_argument, NULL, ARG_GRANT}, CTL_COMMON_OPTIONS, {}};
+        struct tns_request req = {.op = TNS_OP_CREATE};
+        _cleanup_json_ json_object *res = NULL;
+        struct offset_args off = {};
+        int c, g, r;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                if (ctl_common_option(c, o) || ctl_offset_option(c, &off))
+                        continue;
+                if (c == 'h')
+                        return help(), 0;
+                if (c != ARG_GRANT || ctl_parse_grant(optarg, &g) < 0)
+                        return ctl_exit(ctl_bad_option("create"));
+                req.grant = g;
+        }
+        if (optind != argc - 1)
+                return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "create takes one NAME"));
+        req.name = argv[optind];
+        if (!tns_ns_name_valid(req.name))
+                return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                              "Invalid name '%s': 1-%d characters of A-Z a-z 0-9 _ . : @ + -, "
+                                              "starting with a letter or digit, not all digits",
+                                              req.name, TNS_NS_NAME_MAX));
+        r = ctl_offsets_to_request(&off, &req);
+        if (r >= 0)
+                r = ctl_request(o, &req, &res);
+        if (r >= 0 && o->json)
+                ctl_print_json(res);
+        return ctl_exit(r);
+}

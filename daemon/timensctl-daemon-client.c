@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the commands share to talk to timensd: connecting, one request,
+ * error messages that name what failed, and printing namespaces. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "client.h"
+#include "clocks.h"
+#include "timensctl.h"
+
+int ctl_common_option(int c, struct ctl_options *o) {
+        switch (c) {
+        case CTL_ARG_SOCKET:
+                o->socket = optarg;
+                return 1;
+        case CTL_ARG_JSON:
+                o->json = true;
+                return 1;
+        default:
+                return 0;
+        }
+}
+
+int ctl_connect(const struct ctl_options *o, bool quiet, struct tns_client **ret) {
+        const char *path = o->socket ?: tns_client_default_socket();
+        int r;
+
+        r = tns_client_connect(path, ret);
+        if (r < 0 && !quiet)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to connect to timensd at %s: %m%s", path,
+                                     r == -ENOENT || r == -ECONNREFUSED ? " (is timensd running?)" : "");
+        return r;
+}
+
+static int errno_of(enum tns_err e) {
+        switch (e) {
+        case TNS_ERR_NOT_FOUND:
+                return -ENOENT;
+        case TNS_ERR_EXISTS:
+                return -EEXIST;
+        case TNS_ERR_PERMISSION_DENIED:
+                return -EACCES;
+        default:
+                return -EPROTO;
+        }
+}
+
+int ctl_call(struct tns_client *c, struct tns_request *req, const int *fds, size_t n_fds, json_object **ret_result) {
+        struct tns_proto_error e = {};
+        int r;
+
+        r = tns_client_call(c, req, fds, n_fds, ret_result, &e);
+        if (r < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to talk to timensd (%s): %m",
+                                     tns_op_name(req->op));
+        if (r == 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, errno_of(e.code), "timensd: %s (%s)", e.message,
+                                     tns_err_code(e.code));
+        return 0;
+}
+
+int ctl_request(const struct ctl_options *o, struct tns_request *req, json_object **ret_result) {
+        _cleanup_client_ struct tns_client *c = NULL;
+        int r;
+
+        r = ctl_connect(o, false, &c);
+        if (r < 0)
+                return r;
+        if (req->op == TNS_OP_WAIT)
+                tns_client_set_timeout(c, (int) req->timeout_ms + TNS_CLIENT_TIMEOUT_MS);
+        return ctl_call(c, req, NULL, 0, ret_result);
+}
+
+void ctl_target(const char *arg, struct tns_request *req) {
+        char *end;
+        unsigned long long id;
+
+        /* Names are never all digits (tns_ns_name_valid): digits are an id. */
+        errno = 0;
+        id = strtoull(arg, &end, 10);
+        if (arg[0] >= '0' && arg[0] <= '9' && *end == '\0' && errno == 0 && id > 0)
+                req->ns_id = id;
+        else
+                req->name = arg;
+}
+
+int ctl_offsets_to_request(const struct offset_args *a, struct tns_request *req) {
+        int64_t checked[TNS_CLASS_MAX];
+        int r;
+
+        r = offsets_resolve(a, checked);
+        if (r < 0)
+                return r;
+        /* Dates go as dates: the daemon makes them offsets when it applies
+         * them, so that the clock reads the date then, not a little before. */
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (a->text[c] && tns_offset_parse(a->text[c], c == TNS_CLASS_REALTIME, &req->clocks[c].spec) == 0)
+                        req->clocks[c].set = true;
+        return 0;
+}
+
+int ctl_parse_grant(const char *s, int *ret) {
+        int g = tns_grant_from_name(s);
+
+        if (g < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                     "Invalid --grant '%s': expected none, read or full", s);
+        *ret = g;
+        return 0;
+}
+
+void ctl_print_json(json_object *o) {
+        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                       JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static void print_reading(enum tns_clock_class c, int64_t now_ns) {
+        struct tm tm;
+        time_t t = (time_t) (now_ns / 1000000000);
+        char buf[64];
+
+        if (c == TNS_CLASS_REALTIME && localtime_r(&t, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %Z", &tm))
+                printf("  (reads %s)\n", buf);
+        else
+                printf("  (reads %" PRId64 ".%03" PRId64 " s)\n", now_ns / 1000000000, now_ns % 1000000000 / 1000000);
+}
+
+static void print_processes(const struct tns_ns_view *v) {
+        unsigned shown = v->n_processes < 8 ? v->n_processes : 8;
+
+        printf("    Processes: %u", v->n_processes);
+        for (unsigned i = 0; i < shown; i++)
+                printf("%s%d", i == 0 ? " (" : " ", (int) v->processes[i]);
+        printf("%s\n", shown == 0 ? "" : shown < v->n_processes ? " ...)" : ")");
+}
+
+static void print_details(const struct tns_ns_view *v) {
+        char offset[40];
+
+        printf("%s (id %" PRIu64 ")\n", v->name[0] ? v->name : "(no name)", v->id);
+        printf("       Origin: %s\n", tns_origin_name(v->origin));
+        if (v->parent_id)
+                printf("       Parent: %" PRIu64 "\n", v->parent_id);
+        printf("        Grant: %s\n", tns_grant_name(v->grant));
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                (void) tns_offset_format(v->offset_ns[c], offset, sizeof(offset));
+                printf("%13s: %-12s",
+                       c == TNS_CLASS_MONOTONIC  ? "Monotonic"
+                       : c == TNS_CLASS_BOOTTIME ? "Boottime"
+                                                 : "Realtime",
+                       offset);
+                print_reading(c, v->now_ns[c]);
+        }
+        printf("    Listeners: %u\n", v->listeners);
+        if (v->has_processes)
+                print_processes(v);
+        printf("     Children: %u\n", v->children);
+        printf("        Calls: %" PRIu64 " (%" PRIu64 " failed)\n", v->calls, v->failures);
+        printf("         Sets: %" PRIu64 "\n", v->sets);
+}
+
+int ctl_print_namespace(json_object *result, const struct ctl_options *o, bool details) {
+        _cleanup_free_ struct tns_ns_view *v = NULL;
+        json_object *ns;
+        char offset[3][40];
+
+        if (o->json) {
+                ctl_print_json(result);
+                return 0;
+        }
+        v = malloc(sizeof(*v));
+        if (!v)
+                return tns_log_errno(&timensctl_log, LOG_ERR, ENOMEM, "Out of memory");
+        if (!json_object_object_get_ex(result, "namespace", &ns) || tns_ns_view_from_json(ns, v) < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, EBADMSG, "timensd sent a namespace we cannot read");
+        if (details) {
+                print_details(v);
+                return 0;
+        }
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                (void) tns_offset_format(v->offset_ns[c], offset[c], sizeof(offset[c]));
+        printf("%s (id %" PRIu64 "): monotonic %s, boottime %s, realtime %s\n", v->name[0] ? v->name : "(no name)",
+               v->id, offset[0], offset[1], offset[2]);
+        return 0;
+}
+
+int ctl_offset_option(int c, struct offset_args *a) {
+        if (c < CTL_ARG_MONOTONIC || c > CTL_ARG_REALTIME)
+                return 0;
+        a->text[c == CTL_ARG_MONOTONIC  ? TNS_CLASS_MONOTONIC
+                : c == CTL_ARG_BOOTTIME ? TNS_CLASS_BOOTTIME
+                                        : TNS_CLASS_REALTIME] = optarg;
+        return 1;
+}
+
+int ctl_bad_option(const char *verb) {
+        return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Try 'timensctl %s --help' for the options.", verb);
+}

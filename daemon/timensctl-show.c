@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* timensctl show: one namespace in detail. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+
+#include "timensctl.h"
+#include "timens-proto.h"
+
+static void help(void) {
+        printf("Usage: timensctl show NAME|ID [--json]\n"
+               "\n"
+               "Show a namespace of timensd: its offsets and what its clocks read now, its\n"
+               "processes, listeners, child namespaces and counters.\n");
+}
+
+int verb_show(int argc, char *argv[], struct ctl_options *o) {
+        static const struct option options[] = {CTL_COMMON_OPTIONS, {}};
+        struct tns_request req = {.op = TNS_OP_SHOW};
+        _cleanup_json_ json_object *res = NULL;
+        int c, r;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                if (ctl_common_option(c, o))
+                        continue;
+                if (c == 'h')
+                        return help(), 0;
+                return ctl_exit(ctl_bad_option("show"));
+        }
+        if (optind != argc - 1)
+                return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "show takes one NAME or ID"));
+        ctl_target(argv[optind], &req);
+        r = ctl_request(o, &req, &res);
+        if (r >= 0)
+                r = ctl_print_namespace(res, o, true);
+        return ctl_exit(r);
+}

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The operations of the control protocol: a request line in, a reply out.
+ * Every failure becomes an error object with a stable code and a message
+ * naming what failed; only running out of memory for the reply itself is
+ * an error of this function. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "clocks.h"
+#include "time-util.h"
+#include "timensd.h"
+
+struct op_ctx {
+        struct manager *m;
+        struct connection *c;
+        struct peer *p;
+        struct tns_request *req;
+        int *fds;
+        struct tns_proto_error err;
+        json_object *result;
+        bool deferred; /* the reply comes later (wait) */
+};
+
+_printf_(3, 4) static int fail(struct op_ctx *x, enum tns_err code, const char *fmt, ...) {
+        va_list ap;
+
+        x->err.code = code;
+        va_start(ap, fmt);
+        vsnprintf(x->err.message, sizeof(x->err.message), fmt, ap);
+        va_end(ap);
+        return -EINVAL;
+}
+
+static int fail_errno(struct op_ctx *x, int r, const char *what) {
+        if (r == -ENOSPC)
+                return fail(x, TNS_ERR_LIMIT, "%s: limit reached (%d namespaces, %d listeners, %d per namespace)", what,
+                            TNS_MAX_NAMESPACES, TNS_MAX_LISTENERS, TNS_MAX_LISTENERS_PER_NS);
+        return fail(x, TNS_ERR_INTERNAL, "%s: %s", what, strerror(-r));
+}
+
+static const char *label(const struct tns_ns *ns, char *buf, size_t size) {
+        if (ns->name)
+                snprintf(buf, size, "'%s'", ns->name);
+        else
+                snprintf(buf, size, "%" PRIu64, ns->id);
+        return buf;
+}
+
+static void log_ns(struct op_ctx *x, const struct tns_ns *ns, const char *fmt, ...) _printf_(3, 4);
+static void log_ns(struct op_ctx *x, const struct tns_ns *ns, const char *fmt, ...) {
+        char id[32], msg[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(id, sizeof(id), "%" PRIu64, ns->id);
+        tns_log_full(&x->m->log, LOG_INFO, 0, &(struct tns_log_ctx){.ns = ns->name ?: id, .pid = x->p->pid}, "%s", msg);
+}
+
+static int set_result(struct op_ctx *x, const char *key, json_object *v) {
+        if (!v)
+                return fail(x, TNS_ERR_INTERNAL, "out of memory");
+        x->result = json_object_new_object();
+        if (!x->result || json_object_object_add(x->result, key, v) < 0) {
+                json_object_put(v);
+                return fail(x, TNS_ERR_INTERNAL, "out of memory");
+        }
+        return 0;
+}
+
+static int find_target(struct op_ctx *x, struct tns_ns **ret) {
+        struct tns_ns *ns;
+
+        if (x->req->name)
+                ns = tns_registry_find(x->m->registry, x->req->name);
+        else
+                ns = tns_registry_find_id(x->m->registry, x->req->ns_id);
+        if (!ns && x->req->name)
+                return fail(x, TNS_ERR_NOT_FOUND, "no namespace named '%s'", x->req->name);
+        if (!ns)
+                return fail(x, TNS_ERR_NOT_FOUND, "no namespace with id %" PRIu64, x->req->ns_id);
+        *ret = ns;
+        return 0;
+}
+
+/* The offsets a request gives, made effective now: a date becomes the
+ * offset that makes the clock read it. Returns the mask of given clocks. */
+static unsigned request_offsets(const struct tns_request *req, int64_t ret[TNS_CLASS_MAX]) {
+        unsigned mask = 0;
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                const struct tns_clock_arg *a = &req->clocks[c];
+                struct timespec now;
+                int64_t host;
+
+                ret[c] = 0;
+                if (!a->set)
+                        continue;
+                mask |= 1U << c;
+                ret[c] = a->spec.ns;
+                if (a->spec.kind == TNS_OFFSET_ABSOLUTE && clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+                    tns_ts_to_ns(&now, &host) == 0)
+                        ret[c] = a->spec.ns - host; /* both within 1970..2262 */
+        }
+        return mask;
+}
+
+static int check_range(struct op_ctx *x, unsigned mask, const int64_t v[TNS_CLASS_MAX]) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                struct timespec now;
+
+                if (!(mask & (1U << c)) || clock_gettime(tns_class_clock(c), &now) < 0)
+                        continue;
+                if (tns_offset_check(c, v[c], &now) < 0)
+                        return fail(x, TNS_ERR_OUT_OF_RANGE,
+                                    "offsets.%s would put %s %s: the kernel refuses such offsets for its own "
+                                    "time namespaces too",
+                                    tns_class_name(c), tns_clock_name(tns_class_clock(c)),
+                                    c == TNS_CLASS_REALTIME ? "before 1970 or after 2262"
+                                                            : "below zero or beyond 146 years");
+        }
+        return 0;
+}
+
+static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struct tns_ns_view *v) {
+        struct tns_ns_info info;
+
+        tns_registry_info(x->m->registry, ns, &info);
+        *v = (struct tns_ns_view){
+                .id = info.id,
+                .parent_id = info.parent_id,
+                .origin = info.origin,
+                .grant = info.grant,
+                .listeners = info.listeners,
+                .pinned = info.pinned,
+                .children = info.children,
+                .live = info.live,
+                .calls = info.calls,
+                .failures = info.failures,
+                .sets = info.sets,
+                .created_realtime_ns = info.created_realtime_ns,
+        };
+        snprintf(v->name, sizeof(v->name), "%s", info.name ?: "");
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                struct timespec now;
+                int64_t host = 0;
+
+                v->offset_ns[c] = info.offset[c];
+                if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_ts_to_ns(&now, &host) == 0)
+                        (void) tns_ns_add(host, info.offset[c], &v->now_ns[c]);
+        }
+        if (processes) {
+                int n = tns_registry_processes(x->m->registry, ns, v->processes, TNS_PROTO_MAX_PROCESSES);
+
+                v->has_processes = true;
+                v->n_processes = n > 0 ? (unsigned) n : 0;
+        }
+}
+
+static json_object *ns_json(struct op_ctx *x, struct tns_ns *ns, bool processes) {
+        _cleanup_free_ struct tns_ns_view *v = malloc(sizeof(*v));
+        json_object *o = NULL;
+
+        if (!v)
+                return NULL;
+        view_fill(x, ns, processes, v);
+        return tns_ns_view_to_json(v, &o) < 0 ? NULL : o;
+}
+
+static int op_hello(struct op_ctx *x) {
+        struct tns_hello h = {
+                .server = "timensd",
+                .version = TIMENSD_VERSION,
+                .protocol = TNS_PROTO_VERSION,
+                .access = x->p->access,
+                .max_request = TNS_PROTO_MAX_REQUEST,
+                .max_reply = TNS_PROTO_MAX_REPLY,
+                .ops = ((UINT64_C(1) << _TNS_OP_MAX) - 1) & ~(UINT64_C(1) << TNS_OP_ATTACH),
+        };
+
+        return tns_hello_to_json(&h, &x->result) < 0 ? fail(x, TNS_ERR_INTERNAL, "out of memory") : 0;
+}
+
+static int create_error(struct op_ctx *x, int r, const char *name) {
+        if (r == -EEXIST)
+                return fail(x, TNS_ERR_EXISTS, "a namespace named '%s' exists already", name);
+        if (r == -EINVAL)
+                return fail(x, TNS_ERR_INVALID_PARAMS, "'%s' is not a valid namespace name", name ?: "");
+        return fail_errno(x, r, "creating the namespace");
+}
+
+static int op_create(struct op_ctx *x) {
+        int64_t v[TNS_CLASS_MAX];
+        unsigned mask = request_offsets(x->req, v);
+        struct tns_ns *ns;
+        int r;
+
+        r = check_range(x, mask, v);
+        if (r < 0)
+                return r;
+        r = tns_registry_create(x->m->registry, x->req->name, v, TNS_ORIGIN_CREATE, x->req->grant, &ns);
+        if (r < 0)
+                return create_error(x, r, x->req->name);
+        log_ns(x, ns, "Created namespace %" PRIu64, ns->id);
+        return set_result(x, "namespace", ns_json(x, ns, false));
+}
+
+static int op_destroy(struct op_ctx *x) {
+        struct tns_ns_info info;
+        struct tns_ns *ns;
+        char l[TNS_NS_NAME_MAX + 8];
+        uint64_t id;
+        int r;
+
+        r = find_target(x, &ns);
+        if (r < 0)
+                return r;
+        tns_registry_info(x->m->registry, ns, &info);
+        label(ns, l, sizeof(l));
+        id = ns->id;
+        r = tns_registry_destroy(x->m->registry, ns, x->req->force);
+        if (r == -EBUSY)
+                return fail(x, TNS_ERR_BUSY,
+                            "namespace %s has processes; with force it is detached: it loses its name and its "
+                            "processes keep their clocks until they exit",
+                            l);
+        if (r == -EPERM)
+                return fail(x, TNS_ERR_UNSUPPORTED,
+                            "namespace %s was made by unshare inside, or detached: it goes with its processes", l);
+        if (r < 0)
+                return fail_errno(x, r, "destroying the namespace");
+        tns_log_full(&x->m->log, LOG_INFO, 0, &(struct tns_log_ctx){.pid = x->p->pid}, "Namespace %s %s", l,
+                     info.live ? "detached" : "destroyed");
+        x->result = json_object_new_object();
+        if (!x->result || json_object_object_add(x->result, "id", json_object_new_uint64(id)) < 0 ||
+            json_object_object_add(x->result, "detached", json_object_new_boolean(info.live)) < 0)
+                return fail(x, TNS_ERR_INTERNAL, "out of memory");
+        return 0;
+}
+
+static int set_error(struct op_ctx *x, int r, struct tns_ns *ns, enum tns_clock_class c, const int64_t v[]) {
+        char l[TNS_NS_NAME_MAX + 8], from[40], to[40];
+
+        label(ns, l, sizeof(l));
+        if (r == -EDOM) {
+                (void) tns_offset_format(tns_ns_offset(ns, c), from, sizeof(from));
+                (void) tns_offset_format(v[c], to, sizeof(to));
+                return fail(x, TNS_ERR_BACKWARDS,
+                            "set would move the %s clock of namespace %s backwards (offset %s to %s) while it has "
+                            "processes; pass allow_backwards to do it anyway",
+                            tns_class_name(c), l, from, to);
+        }
+        if (r == -ERANGE)
+                return fail(x, TNS_ERR_OUT_OF_RANGE,
+                            "offsets.%s would put %s of namespace %s (or of a child) out of the range the kernel "
+                            "allows",
+                            tns_class_name(c), tns_clock_name(tns_class_clock(c)), l);
+        return fail_errno(x, r, "setting the offsets");
+}
+
+static int op_set(struct op_ctx *x) {
+        int64_t v[TNS_CLASS_MAX];
+        unsigned mask = request_offsets(x->req, v);
+        enum tns_clock_class bad = TNS_CLASS_MONOTONIC;
+        char text[40];
+        struct tns_ns *ns;
+        int r;
+
+        r = find_target(x, &ns);
+        if (r < 0)
+                return r;
+        r = tns_registry_set_offsets(x->m->registry, ns, mask, v, x->req->allow_backwards, &bad);
+        if (r < 0)
+                return set_error(x, r, ns, bad, v);
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (mask & (1U << c)) {
+                        (void) tns_offset_format(v[c], text, sizeof(text));
+                        log_ns(x, ns, "Set the %s offset to %s", tns_class_name(c), text);
+                }
+        return set_result(x, "namespace", ns_json(x, ns, false));
+}
+
+static int op_show(struct op_ctx *x) {
+        struct tns_ns *ns;
+        int r;
+
+        r = find_target(x, &ns);
+        return r < 0 ? r : set_result(x, "namespace", ns_json(x, ns, true));
+}
+
+static int op_list(struct op_ctx *x) {
+        _cleanup_free_ struct tns_ns **all = NULL;
+        json_object *a;
+        size_t n;
+        int r;
+
+        r = tns_registry_list(x->m->registry, &all, &n);
+        if (r < 0)
+                return fail_errno(x, r, "listing");
+        a = json_object_new_array_ext((int) n);
+        for (size_t i = 0; a && i < n; i++) {
+                json_object *v = ns_json(x, all[i], false);
+
+                if (!v || json_object_array_add(a, v) < 0) {
+                        json_object_put(v);
+                        json_object_put(a);
+                        a = NULL;
+                }
+        }
+        return set_result(x, "namespaces", a);
+}
+
+static int op_export(struct op_ctx *x) {
+        struct tns_clock_state st;
+        struct tns_ns *ns;
+        json_object *o;
+        int r;
+
+        r = find_target(x, &ns);
+        if (r < 0)
+                return r;
+        r = tns_registry_export(x->m->registry, ns, &st);
+        if (r < 0)
+                return fail(x, TNS_ERR_OUT_OF_RANGE, "the clocks of this namespace are out of range");
+        r = tns_clock_state_to_json(&st, &o);
+        return r < 0 ? fail(x, TNS_ERR_INTERNAL, "out of memory") : set_result(x, "state", o);
+}
+
+static int op_import(struct op_ctx *x) {
+        enum tns_clock_class bad = TNS_CLASS_MONOTONIC;
+        struct tns_ns *ns;
+        int r;
+
+        /* The state's grant, unless the request gives one. */
+        enum tns_grant grant = x->req->grant != TNS_GRANT_NONE ? x->req->grant : x->req->state.grant;
+
+        r = tns_registry_import(x->m->registry, &x->req->state, x->req->name, grant, &ns, &bad);
+        if (r == -ERANGE)
+                return fail(x, TNS_ERR_OUT_OF_RANGE,
+                            "state.clocks.%s: this host's %s cannot give the exported value (it would need an "
+                            "offset the kernel refuses)",
+                            tns_class_name(bad), tns_clock_name(tns_class_clock(bad)));
+        if (r < 0)
+                return create_error(x, r, x->req->name ?: x->req->state.name);
+        log_ns(x, ns, "Imported namespace %" PRIu64, ns->id);
+        return set_result(x, "namespace", ns_json(x, ns, false));
+}
+
+static int op_stats(struct op_ctx *x) {
+        struct tns_stats_view st = {.sup = *tns_supervisor_get_stats(x->m->supervisor), .server = x->m->stats};
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        st.server.uptime_ns =
+                ((uint64_t) now.tv_sec * 1000000 + (uint64_t) now.tv_nsec / 1000 - x->m->start_usec) * 1000;
+        return tns_stats_to_json(&st, &x->result) < 0 ? fail(x, TNS_ERR_INTERNAL, "out of memory") : 0;
+}
+
+/* The pid behind a pidfd, from its fdinfo ("Pid:\t123"; -1 once gone). */
+static pid_t pidfd_pid(int fd) {
+        char path[64], line[128];
+        _cleanup_(fclosep) FILE *f = NULL;
+        int pid;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "Pid: %d", &pid) == 1)
+                        return pid > 0 ? pid : 0;
+        return 0;
+}
+
+static int adopt_target(struct op_ctx *x, struct tns_ns **ret, bool *ret_created) {
+        int64_t v[TNS_CLASS_MAX];
+        unsigned mask = request_offsets(x->req, v);
+        int r;
+
+        *ret_created = false;
+        if (x->req->join)
+                return find_target(x, ret);
+        r = check_range(x, mask, v);
+        if (r < 0)
+                return r;
+        r = tns_registry_create(x->m->registry, x->req->name, v, TNS_ORIGIN_RUN, x->req->grant, ret);
+        if (r < 0)
+                return create_error(x, r, x->req->name);
+        *ret_created = true;
+        return 0;
+}
+
+static int op_adopt(struct op_ctx *x) {
+        struct tns_ns *ns;
+        bool created;
+        pid_t root;
+        int r;
+
+        if (!x->fds || x->fds[0] < 0)
+                return fail(x, TNS_ERR_BAD_FD,
+                            "adopt needs the seccomp listener fd, sent with the request "
+                            "(SCM_RIGHTS)");
+        r = adopt_target(x, &ns, &created);
+        if (r < 0)
+                return r;
+        root = x->fds[1] >= 0 ? pidfd_pid(x->fds[1]) : 0;
+        r = tns_registry_adopt(x->m->registry, ns, TAKE_FD(x->fds[0]), root);
+        if (r < 0) {
+                if (created)
+                        (void) tns_registry_destroy(x->m->registry, ns, true);
+                if (r == -ENOTTY || r == -EBADF)
+                        return fail(x, TNS_ERR_BAD_FD, "the fd sent is not a seccomp listener");
+                return fail_errno(x, r, "serving the listener");
+        }
+        /* A process may now be inside: access is computed afresh. */
+        x->m->generation++;
+        log_ns(x, ns, "Serving namespace %" PRIu64 " for process %d", ns->id, (int) root);
+        return set_result(x, "namespace", ns_json(x, ns, false));
+}
+
+static int op_attach(struct op_ctx *x) {
+        return fail(x, TNS_ERR_UNSUPPORTED,
+                    "attach is not implemented yet; start the process in the namespace with "
+                    "'timensctl run --join NAME -- COMMAND'");
+}
+
+static int op_wait(struct op_ctx *x) {
+        struct tns_ns_info info;
+        struct tns_ns *ns;
+        int r;
+
+        r = find_target(x, &ns);
+        if (r < 0)
+                return r;
+        tns_registry_info(x->m->registry, ns, &info);
+        if (info.origin == TNS_ORIGIN_UNSHARE || info.origin == TNS_ORIGIN_DETACHED || !x->c)
+                return fail(x, TNS_ERR_UNSUPPORTED,
+                            "wait works on namespaces made by create, import or run, over a connection");
+        r = connection_wait(x->c, x->req->id, ns->id, x->req->timeout_ms);
+        if (r < 0)
+                return fail_errno(x, r, "waiting");
+        x->deferred = true;
+        return 0;
+}
+
+static int (*const ops[_TNS_OP_MAX])(struct op_ctx *x) = {
+        [TNS_OP_HELLO] = op_hello,   [TNS_OP_CREATE] = op_create, [TNS_OP_DESTROY] = op_destroy,
+        [TNS_OP_SET] = op_set,       [TNS_OP_SHOW] = op_show,     [TNS_OP_LIST] = op_list,
+        [TNS_OP_EXPORT] = op_export, [TNS_OP_IMPORT] = op_import, [TNS_OP_STATS] = op_stats,
+        [TNS_OP_ADOPT] = op_adopt,   [TNS_OP_ATTACH] = op_attach, [TNS_OP_WAIT] = op_wait,
+};
+
+static int authorize(struct op_ctx *x) {
+        enum tns_access need = tns_op_writes(x->req->op) ? TNS_ACCESS_WRITE : TNS_ACCESS_READ;
+        struct peer *p = x->p;
+
+        peer_refresh(x->m, p);
+        if (p->access >= need)
+                return 0;
+        if (p->inside_ns)
+                return fail(x, TNS_ERR_PERMISSION_DENIED,
+                            "process %d is inside time namespace %" PRIu64 ", which was not granted %s access",
+                            (int) p->pid, p->inside_ns, need == TNS_ACCESS_WRITE ? "write" : "read");
+        return fail(x, TNS_ERR_PERMISSION_DENIED, "%s changes state: only root and group '%s' may do it (uid %u)",
+                    tns_op_name(x->req->op), x->m->group_name, (unsigned) p->uid);
+}
+
+int manager_handle_line(struct manager *m, struct connection *c, struct peer *p, const char *line, size_t len,
+                        int fds[TNS_PROTO_MAX_FDS], json_object **ret_reply) {
+        struct tns_request req;
+        struct op_ctx x = {.m = m, .c = c, .p = p, .req = &req, .fds = fds};
+        int r;
+
+        m->stats.requests++;
+        r = tns_request_parse(line, len, &req, &x.err);
+        if (r >= 0)
+                r = authorize(&x);
+        if (r >= 0)
+                r = ops[req.op](&x);
+        if (r >= 0 && x.deferred) {
+                *ret_reply = NULL;
+                r = 0;
+        } else if (r >= 0) {
+                r = tns_reply_result(req.id, TAKE_PTR(x.result), ret_reply);
+        } else {
+                json_object_put(TAKE_PTR(x.result));
+                m->stats.errors++;
+                r = tns_reply_error(req.id, &x.err, ret_reply);
+        }
+        tns_request_done(&req);
+        return r;
+}

@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The control socket: accepting, framing, replies, and the caps that keep
+ * one client from hurting the others — at most max_connections at once,
+ * TNS_PROTO_MAX_REQUEST bytes per request line, one request in progress
+ * per connection (its reply is sent before the next line is read), and an
+ * idle timeout for connections that do not complete a request. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "timensd.h"
+
+/* fds one recvmsg() may bring; more are closed by the kernel (MSG_CTRUNC). */
+#define RECV_MAX_FDS 8
+#define ACCEPT_BATCH 16
+#define ACCEPT_RETRY_USEC 1000000
+
+static void connection_free(struct connection *c) {
+        struct manager *m;
+
+        if (!c)
+                return;
+        m = c->m;
+        *c->pprev = c->next;
+        if (c->next)
+                c->next->pprev = c->pprev;
+        m->n_connections--;
+        m->stats.connections_now = m->n_connections;
+        sd_event_source_disable_unref(c->io);
+        sd_event_source_disable_unref(c->timer);
+        for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
+                safe_close(c->fds[i]);
+        safe_close(c->fd);
+        free(c->in);
+        free(c->out);
+        free(c);
+        /* A slot is free again: accept if we had stopped at EMFILE. */
+        if (m->accept_retry && m->listen_src)
+                (void) sd_event_source_set_enabled(m->listen_src, SD_EVENT_ON);
+}
+
+static bool output_pending(const struct connection *c) {
+        return c->out_pos < c->out_len;
+}
+
+static bool can_read(const struct connection *c) {
+        return !c->closing && !c->waiting && !output_pending(c) && c->in_len < TNS_PROTO_MAX_REQUEST;
+}
+
+static int connection_arm(struct connection *c, uint64_t usec) {
+        int r;
+
+        r = sd_event_source_set_time_relative(c->timer, usec);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
+}
+
+static int connection_update_events(struct connection *c) {
+        uint32_t events = 0;
+
+        if (can_read(c))
+                events |= EPOLLIN;
+        if (output_pending(c))
+                events |= EPOLLOUT;
+        return sd_event_source_set_io_events(c->io, events);
+}
+
+/* Sends what the socket takes now; a peer that went away (EPIPE,
+ * ECONNRESET) is an error for this connection only: MSG_NOSIGNAL keeps
+ * SIGPIPE away. */
+static int connection_flush(struct connection *c) {
+        ssize_t n;
+
+        while (output_pending(c)) {
+                n = send(c->fd, c->out + c->out_pos, c->out_len - c->out_pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        return 0;
+                if (n < 0)
+                        return negative_errno();
+                c->out_pos += (size_t) n;
+        }
+        c->out_pos = c->out_len = 0;
+        free(c->out);
+        c->out = NULL;
+        return 0;
+}
+
+int connection_reply(struct connection *c, json_object *reply) {
+        _cleanup_free_ char *line = NULL;
+        size_t len;
+        int r;
+
+        r = tns_message_format(reply, &line, &len);
+        if (r < 0)
+                return r;
+        if (len > TNS_PROTO_MAX_REPLY) {
+                struct tns_proto_error e;
+                _cleanup_json_ json_object *err = NULL;
+
+                free(TAKE_PTR(line));
+                tns_proto_error_set(&e, TNS_ERR_LIMIT, "the reply would exceed %d bytes", TNS_PROTO_MAX_REPLY);
+                r = tns_reply_error(-1, &e, &err);
+                if (r >= 0)
+                        r = tns_message_format(err, &line, &len);
+                if (r < 0)
+                        return r;
+        }
+        c->out = TAKE_PTR(line);
+        c->out_len = len;
+        c->out_pos = 0;
+        return connection_flush(c);
+}
+
+static int reply_error_line(struct connection *c, int64_t id, enum tns_err code, const char *message) {
+        _cleanup_json_ json_object *reply = NULL;
+        struct tns_proto_error e;
+        int r;
+
+        tns_proto_error_set(&e, code, "%s", message);
+        c->m->stats.errors++;
+        r = tns_reply_error(id, &e, &reply);
+        return r < 0 ? r : connection_reply(c, reply);
+}
+
+static int handle_one(struct connection *c, const char *line, size_t len) {
+        _cleanup_json_ json_object *reply = NULL;
+        int r;
+
+        r = manager_handle_line(c->m, c, &c->peer, line, len, c->fds, &reply);
+        /* fds not taken by the request they came with go now. */
+        for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
+                c->fds[i] = safe_close(c->fds[i]);
+        c->n_fds = 0;
+        if (r < 0)
+                return r;
+        if (!reply)
+                return 0; /* a wait: the reply comes later */
+        r = connection_reply(c, reply);
+        if (r >= 0 && !c->waiting)
+                r = connection_arm(c, c->m->idle_timeout_usec);
+        return r;
+}
+
+/* Handles the complete lines in the buffer, one reply at a time. */
+static int connection_process(struct connection *c) {
+        char *nl;
+        size_t len;
+        int r;
+
+        while (!c->waiting && !output_pending(c)) {
+                nl = memchr(c->in, '\n', c->in_len);
+                if (!nl) {
+                        if (c->in_len < TNS_PROTO_MAX_REQUEST)
+                                return 0;
+                        /* No newline in a full buffer: refuse the line and
+                         * skip the rest of it, then go on with the next. */
+                        c->in_len = 0;
+                        c->discarding = true;
+                        return reply_error_line(c, -1, TNS_ERR_TOO_LARGE,
+                                                "request line over 65536 bytes with its newline; skipped to its end");
+                }
+                len = (size_t) (nl - c->in);
+                r = handle_one(c, c->in, len);
+                memmove(c->in, nl + 1, c->in_len - len - 1);
+                c->in_len -= len + 1;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void take_fds(struct connection *c, struct msghdr *mh) {
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+                size_t n;
+                int *fds;
+
+                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+                        continue;
+                n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                fds = (int *) CMSG_DATA(cm);
+                for (size_t i = 0; i < n; i++) {
+                        if (c->n_fds < TNS_PROTO_MAX_FDS)
+                                c->fds[c->n_fds++] = fds[i];
+                        else
+                                safe_close(fds[i]);
+                }
+        }
+}
+
+/* After a line that was too long, drops bytes up to its newline. */
+static void discard(struct connection *c, size_t n) {
+        char *nl = memchr(c->in + c->in_len, '\n', n);
+        size_t keep;
+
+        if (!nl)
+                return;
+        keep = n - (size_t) (nl + 1 - (c->in + c->in_len));
+        memmove(c->in, nl + 1, keep);
+        c->in_len = keep;
+        c->discarding = false;
+}
+
+/* One recvmsg() per wakeup, so that a busy client cannot starve the rest. */
+static int connection_read(struct connection *c) {
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int) * RECV_MAX_FDS)];
+        } control;
+        struct iovec iov = {c->in + c->in_len, TNS_PROTO_MAX_REQUEST - c->in_len};
+        struct msghdr mh = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
+        ssize_t n;
+
+        n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
+        take_fds(c, &mh);
+        if (n == 0) {
+                c->closing = true; /* answer what came, then close */
+                return 0;
+        }
+        if (c->discarding)
+                discard(c, (size_t) n);
+        else
+                c->in_len += (size_t) n;
+        return 0;
+}
+
+static bool connection_finished(const struct connection *c) {
+        return c->closing && !c->waiting && !output_pending(c);
+}
+
+static int connection_run(struct connection *c, uint32_t revents) {
+        int r = 0;
+
+        if (revents & EPOLLOUT)
+                r = connection_flush(c);
+        /* Lines already buffered first: reading into a full buffer would
+         * look like the end of the stream. */
+        if (r >= 0)
+                r = connection_process(c);
+        if (r >= 0 && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && can_read(c)) {
+                r = connection_read(c);
+                if (r >= 0)
+                        r = connection_process(c);
+        }
+        /* The peer closed both ways: nobody is left to answer (a wait
+         * would otherwise see EPOLLHUP at every turn of the loop). */
+        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && (c->closing || c->waiting))
+                r = -ECONNRESET;
+        if (r >= 0 && connection_finished(c))
+                r = -ECONNRESET;
+        if (r >= 0)
+                r = connection_update_events(c);
+        return r;
+}
+
+static int on_connection_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct connection *c = userdata;
+
+        if (c->dead || connection_run(c, revents) < 0)
+                connection_free(c);
+        return 0;
+}
+
+static int on_connection_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct connection *c = userdata;
+        _cleanup_json_ json_object *reply = NULL;
+        struct tns_proto_error e;
+
+        if (c->dead || !c->waiting) {
+                /* Idle, or a request dribbled in too slowly (slow loris),
+                 * or a reply not read: the slot goes to someone else. */
+                tns_log_full(&c->m->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = c->peer.pid},
+                             "Closing a connection idle for %" PRIu64 " s", c->m->idle_timeout_usec / 1000000);
+                connection_free(c);
+                return 0;
+        }
+        tns_proto_error_set(&e, TNS_ERR_TIMEOUT, "namespace %" PRIu64 " is still there", c->wait_ns);
+        c->m->stats.errors++;
+        if (tns_reply_error(c->wait_id, &e, &reply) < 0) {
+                connection_free(c);
+                return 0;
+        }
+        connection_wait_done(c, reply);
+        return 0;
+}
+
+int connection_wait(struct connection *c, int64_t req_id, uint64_t ns, uint32_t timeout_ms) {
+        c->waiting = true;
+        c->wait_id = req_id;
+        c->wait_ns = ns;
+        return connection_arm(c, (uint64_t) timeout_ms * 1000);
+}
+
+/* Frees happen only at the top of the loop (a connection's own handlers,
+ * the sweep): code reached from another connection's request — a gone
+ * namespace finishing waits — marks and schedules instead, so that no
+ * iteration over the list ever holds a freed entry. */
+static int on_sweep(sd_event_source *s, void *userdata) {
+        struct manager *m = userdata;
+        struct connection *c, *next;
+
+        for (c = m->connections; c; c = next) {
+                next = c->next;
+                if (c->dead) {
+                        connection_free(c);
+                        continue;
+                }
+                if (!c->kick)
+                        continue;
+                c->kick = false;
+                if (connection_run(c, 0) < 0)
+                        connection_free(c);
+        }
+        return 0;
+}
+
+static void schedule_sweep(struct manager *m) {
+        if (!m->sweep && sd_event_add_defer(m->event, &m->sweep, on_sweep, m) >= 0)
+                (void) sd_event_source_set_description(m->sweep, "timensd-connection-sweep");
+        if (m->sweep)
+                (void) sd_event_source_set_enabled(m->sweep, SD_EVENT_ONESHOT);
+}
+
+void connection_wait_done(struct connection *c, json_object *reply) {
+        int r;
+
+        c->waiting = false;
+        r = connection_reply(c, reply);
+        if (r >= 0)
+                r = connection_arm(c, c->m->idle_timeout_usec);
+        if (r < 0)
+                c->dead = true;
+        else
+                c->kick = true; /* lines that came meanwhile */
+        schedule_sweep(c->m);
+}
+
+void manager_namespace_gone(struct manager *m, uint64_t id) {
+        struct connection *c, *next;
+
+        for (c = m->connections; c; c = next) {
+                _cleanup_json_ json_object *result = NULL, *reply = NULL;
+
+                next = c->next;
+                if (c->dead || !c->waiting || c->wait_ns != id)
+                        continue;
+                result = json_object_new_object();
+                if (!result || json_object_object_add(result, "gone", json_object_new_boolean(1)) < 0 ||
+                    tns_reply_result(c->wait_id, TAKE_PTR(result), &reply) < 0) {
+                        c->dead = true;
+                        schedule_sweep(m);
+                        continue;
+                }
+                connection_wait_done(c, reply);
+        }
+}
+
+static int connection_new(struct manager *m, int fd) {
+        _cleanup_close_ int owned = fd;
+        struct connection *c;
+        int r;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->m = m;
+        c->fd = TAKE_FD(owned);
+        for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
+                c->fds[i] = -EBADF;
+        c->next = m->connections;
+        if (c->next)
+                c->next->pprev = &c->next;
+        c->pprev = &m->connections;
+        m->connections = c;
+        m->n_connections++;
+        m->stats.connections++;
+        m->stats.connections_now = m->n_connections;
+        c->in = malloc(TNS_PROTO_MAX_REQUEST);
+        r = c->in ? peer_from_socket(m, c->fd, &c->peer) : -ENOMEM;
+        if (r >= 0)
+                r = sd_event_add_io(m->event, &c->io, c->fd, EPOLLIN, on_connection_io, c);
+        if (r >= 0)
+                r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC, m->idle_timeout_usec, 0,
+                                               on_connection_timer, c);
+        if (r < 0) {
+                connection_free(c);
+                return r;
+        }
+        (void) sd_event_source_set_description(c->io, "timensd-connection");
+        (void) sd_event_source_set_description(c->timer, "timensd-connection-timer");
+        return 0;
+}
+
+/* At the cap: a clear error for this client, and its slot stays free. */
+static void reject(struct manager *m, int fd) {
+        char line[160];
+        int n;
+
+        n = snprintf(line, sizeof(line),
+                     "{\"id\":null,\"error\":{\"code\":\"limit\",\"message\":\"too many connections (%u)\"}}\n",
+                     m->max_connections);
+        (void) !send(fd, line, (size_t) n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        safe_close(fd);
+        m->stats.rejected++;
+}
+
+static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+
+        m->accept_retry = sd_event_source_disable_unref(m->accept_retry);
+        return sd_event_source_set_enabled(m->listen_src, SD_EVENT_ON);
+}
+
+/* Out of fds: stop accepting for a while instead of spinning on a
+ * listening socket that stays readable. */
+static void pause_accepting(struct manager *m, int error) {
+        tns_log_errno(&m->log, LOG_WARNING, error, "Failed to accept a connection, pausing for 1 s: %m");
+        (void) sd_event_source_set_enabled(m->listen_src, SD_EVENT_OFF);
+        if (!m->accept_retry && sd_event_add_time_relative(m->event, &m->accept_retry, CLOCK_MONOTONIC,
+                                                           ACCEPT_RETRY_USEC, 0, on_accept_retry, m) >= 0)
+                (void) sd_event_source_set_description(m->accept_retry, "timensd-accept-retry");
+}
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct manager *m = userdata;
+        int cfd, r;
+
+        for (int i = 0; i < ACCEPT_BATCH; i++) {
+                cfd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                if (cfd < 0) {
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                                pause_accepting(m, errno);
+                        return 0;
+                }
+                if (m->n_connections >= m->max_connections) {
+                        reject(m, cfd);
+                        continue;
+                }
+                r = connection_new(m, cfd);
+                if (r < 0)
+                        tns_log_errno(&m->log, LOG_WARNING, r, "Failed to set up a connection, ignoring: %m");
+        }
+        return 0;
+}
+
+/* The socket's directory: 0750 root:GROUP if the group exists, else 0700;
+ * created if missing, left alone if it exists (the admin's choice). */
+static int prepare_directory(struct manager *m, const char *path) {
+        _cleanup_free_ char *copy = strdup(path);
+        mode_t mode = m->have_group ? 0750 : 0700;
+        const char *dir;
+
+        if (!copy)
+                return -ENOMEM;
+        dir = dirname(copy);
+        if (mkdir(dir, mode) < 0)
+                return errno == EEXIST ? 0 : negative_errno();
+        if (m->have_group && chown(dir, 0, m->group) < 0)
+                return negative_errno();
+        return RET_NERRNO(chmod(dir, mode));
+}
+
+/* Another daemon answering on path keeps it; a stale socket goes. */
+static int remove_stale(const struct sockaddr_un *sa) {
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct stat st;
+
+        if (lstat(sa->sun_path, &st) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        if (!S_ISSOCK(st.st_mode))
+                return -EEXIST;
+        if (fd < 0)
+                return negative_errno();
+        if (connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) == 0)
+                return -EADDRINUSE;
+        return RET_NERRNO(unlink(sa->sun_path));
+}
+
+static int bind_socket(struct manager *m, const char *path) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+        r = prepare_directory(m, path);
+        if (r >= 0)
+                r = remove_stale(&sa);
+        if (r < 0)
+                return r;
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return negative_errno();
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return negative_errno();
+        m->socket_owned = true;
+        /* Who may connect is the directory's business; what they may do,
+         * SO_PEERCRED's. */
+        if (chmod(path, 0666) < 0 || listen(fd, TIMENSD_BACKLOG) < 0)
+                return negative_errno();
+        return TAKE_FD(fd);
+}
+
+/* timensd.socket hands us the socket already bound (socket activation). */
+static int activated_socket(void) {
+        int n = sd_listen_fds(1);
+
+        if (n <= 0)
+                return -ENOENT;
+        if (n > 1 || sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <= 0)
+                return -EINVAL;
+        if (fcntl(SD_LISTEN_FDS_START, F_SETFL, O_NONBLOCK) < 0)
+                return negative_errno();
+        return SD_LISTEN_FDS_START;
+}
+
+int server_listen(struct manager *m, const char *path) {
+        int fd, r;
+
+        m->socket_path = strdup(path);
+        if (!m->socket_path)
+                return -ENOMEM;
+        fd = activated_socket();
+        if (fd == -EINVAL)
+                return tns_log_errno(&m->log, LOG_ERR, EINVAL,
+                                     "Expected one listening Unix stream socket from systemd");
+        if (fd < 0)
+                fd = bind_socket(m, path);
+        if (fd == -EADDRINUSE)
+                return tns_log_errno(&m->log, LOG_ERR, fd, "Another timensd answers on %s already", path);
+        if (fd < 0)
+                return tns_log_errno(&m->log, LOG_ERR, fd, "Failed to listen on %s: %m", path);
+        m->listen_fd = fd;
+        r = sd_event_add_io(m->event, &m->listen_src, fd, EPOLLIN, on_accept, m);
+        if (r < 0)
+                return tns_log_errno(&m->log, LOG_ERR, r, "Failed to watch the control socket: %m");
+        (void) sd_event_source_set_description(m->listen_src, "timensd-control-socket");
+        return 0;
+}
+
+void server_done(struct manager *m) {
+        while (m->connections)
+                connection_free(m->connections);
+        m->accept_retry = sd_event_source_disable_unref(m->accept_retry);
+        m->sweep = sd_event_source_disable_unref(m->sweep);
+        m->listen_src = sd_event_source_disable_unref(m->listen_src);
+        m->listen_fd = safe_close(m->listen_fd);
+        if (m->socket_owned && m->socket_path)
+                (void) unlink(m->socket_path);
+        m->socket_owned = false;
+}

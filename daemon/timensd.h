@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* timensd: the host's time namespace daemon. One sd-event loop runs the
+ * supervisor engine (lib/supervisor*.c: seccomp listeners of every
+ * namespace) and the control socket (proto/PROTOCOL.md). All state lives
+ * in struct manager; nothing is global. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "log.h"
+#include "supervisor-registry.h"
+#include "timens-proto.h"
+
+#define TIMENSD_VERSION "0.1.0"
+#define TIMENSD_DEFAULT_GROUP "timens"
+#define TIMENSD_DEFAULT_MAX_CONNECTIONS 256
+#define TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC 60
+#define TIMENSD_BACKLOG 128
+
+/* Who is on the other end of a connection (SO_PEERCRED at connect). */
+struct peer {
+        pid_t pid;
+        uid_t uid;
+        gid_t gid;
+        enum tns_access by_user; /* what root / the group / others may do */
+        enum tns_access access; /* that, limited by the grant of a namespace it is in */
+        uint64_t inside_ns; /* the namespace it is in, 0 if none */
+        uint64_t generation; /* of the manager when access was computed */
+};
+
+struct connection {
+        struct manager *m;
+        int fd;
+        sd_event_source *io, *timer;
+        struct peer peer;
+        char *in; /* TNS_PROTO_MAX_REQUEST bytes */
+        size_t in_len;
+        bool discarding; /* skipping the rest of a line that was too long */
+        int fds[TNS_PROTO_MAX_FDS];
+        unsigned n_fds;
+        char *out;
+        size_t out_len, out_pos;
+        bool waiting; /* a wait request is pending: input is not read */
+        int64_t wait_id;
+        uint64_t wait_ns;
+        bool closing; /* the peer shut down: close once answered */
+        bool kick; /* process buffered lines at the next sweep */
+        bool dead; /* free at the next sweep */
+        struct connection *next, **pprev;
+};
+
+struct manager {
+        sd_event *event;
+        struct tns_logger log;
+        struct tns_supervisor *supervisor;
+        struct tns_registry *registry;
+
+        /* The control socket. */
+        char *socket_path;
+        bool socket_owned; /* we bound it, so we unlink it at exit */
+        int listen_fd;
+        sd_event_source *listen_src, *accept_retry, *sweep;
+        struct connection *connections;
+        unsigned n_connections;
+
+        /* Settings. */
+        unsigned max_connections;
+        uint64_t idle_timeout_usec;
+        char *group_name;
+        gid_t group;
+        bool have_group;
+
+        /* Bumped when a peer's access may have changed (adopt, SIGHUP). */
+        uint64_t generation;
+        struct tns_server_stats stats;
+        uint64_t start_usec;
+};
+
+/* timensd-manager.c */
+int manager_new(sd_event *event, const struct tns_logger *log, struct manager **ret);
+struct manager *manager_free(struct manager *m);
+void manager_reload(struct manager *m);
+
+/* timensd-log.c: the logger callback; userdata is a struct log_target. */
+struct log_target {
+        bool journal;
+};
+void timensd_log(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt, va_list ap);
+bool timensd_journal_available(void);
+int timensd_parse_log_level(const char *s);
+
+/* timensd-auth.c */
+int peer_from_socket(struct manager *m, int fd, struct peer *ret);
+/* Recomputes access if the manager's generation moved on. */
+void peer_refresh(struct manager *m, struct peer *p);
+
+/* timensd-ops.c: one request line in, one reply out — or none yet
+ * (*ret_reply NULL) when c now waits for an event. fds received with the
+ * line may be taken (set to -EBADF). c may be NULL (the fuzz target). */
+int manager_handle_line(struct manager *m, struct connection *c, struct peer *p, const char *line, size_t len,
+                        int fds[TNS_PROTO_MAX_FDS], json_object **ret_reply);
+/* Called when a held namespace is gone: finishes the waits on it. */
+void manager_namespace_gone(struct manager *m, uint64_t id);
+
+/* timensd-server.c */
+int server_listen(struct manager *m, const char *path);
+void server_done(struct manager *m);
+/* Queues a reply on c and sends what the socket takes now. */
+int connection_reply(struct connection *c, json_object *reply);
+/* c waits (input paused) until manager_namespace_gone(ns) or timeout. */
+int connection_wait(struct connection *c, int64_t req_id, uint64_t ns, uint32_t timeout_ms);
+void connection_wait_done(struct connection *c, json_object *reply);
