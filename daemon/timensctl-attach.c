@@ -18,20 +18,14 @@ static void help(void) {
 }
 
 int verb_attach(int argc, char *argv[], struct ctl_options *o) {
-        static const struct option options[] = {CTL_COMMON_OPTIONS, {}};
         struct tns_request req = {.op = TNS_OP_ATTACH};
         _cleanup_json_ json_object *res = NULL;
         char *end;
-        int c, r;
+        int r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                if (ctl_common_option(c, o))
-                        continue;
-                if (c == 'h')
-                        return help(), 0;
-                return ctl_exit(ctl_bad_option("attach"));
-        }
+        r = ctl_parse_common_only(argc, argv, o, "attach", help);
+        if (r <= 0)
+                return ctl_exit(r);
         if (optind != argc - 2)
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "attach takes NAME|ID and PID"));
         ctl_target(argv[optind], &req);

@@ -25,6 +25,21 @@ int ctl_common_option(int c, struct ctl_options *o) {
         }
 }
 
+int ctl_parse_common_only(int argc, char *argv[], struct ctl_options *o, const char *verb, void (*help)(void)) {
+        static const struct option options[] = {CTL_COMMON_OPTIONS, {}};
+        int c;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                if (ctl_common_option(c, o))
+                        continue;
+                if (c == 'h')
+                        return help(), 0;
+                return ctl_bad_option(verb);
+        }
+        return 1;
+}
+
 int ctl_connect(const struct ctl_options *o, bool quiet, struct tns_client **ret) {
         const char *path = o->socket ?: tns_client_default_socket();
         int r;

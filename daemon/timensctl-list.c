@@ -76,20 +76,14 @@ static int print_table(json_object *list) {
 }
 
 int verb_list(int argc, char *argv[], struct ctl_options *o) {
-        static const struct option options[] = {CTL_COMMON_OPTIONS, {}};
         struct tns_request req = {.op = TNS_OP_LIST};
         _cleanup_json_ json_object *res = NULL;
         json_object *list;
-        int c, r;
+        int r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                if (ctl_common_option(c, o))
-                        continue;
-                if (c == 'h')
-                        return help(), 0;
-                return ctl_exit(ctl_bad_option("list"));
-        }
+        r = ctl_parse_common_only(argc, argv, o, "list", help);
+        if (r <= 0)
+                return ctl_exit(r);
         if (optind != argc)
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "list takes no arguments"));
         r = ctl_request(o, &req, &res);

@@ -15,19 +15,13 @@ static void help(void) {
 }
 
 int verb_show(int argc, char *argv[], struct ctl_options *o) {
-        static const struct option options[] = {CTL_COMMON_OPTIONS, {}};
         struct tns_request req = {.op = TNS_OP_SHOW};
         _cleanup_json_ json_object *res = NULL;
-        int c, r;
+        int r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                if (ctl_common_option(c, o))
-                        continue;
-                if (c == 'h')
-                        return help(), 0;
-                return ctl_exit(ctl_bad_option("show"));
-        }
+        r = ctl_parse_common_only(argc, argv, o, "show", help);
+        if (r <= 0)
+                return ctl_exit(r);
         if (optind != argc - 1)
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "show takes one NAME or ID"));
         ctl_target(argv[optind], &req);

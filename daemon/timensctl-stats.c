@@ -68,20 +68,14 @@ static void print_stats(const struct tns_stats_view *st) {
 }
 
 int verb_stats(int argc, char *argv[], struct ctl_options *o) {
-        static const struct option options[] = {CTL_COMMON_OPTIONS, {}};
         struct tns_request req = {.op = TNS_OP_STATS};
         _cleanup_json_ json_object *res = NULL;
         struct tns_stats_view st;
-        int c, r;
+        int r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                if (ctl_common_option(c, o))
-                        continue;
-                if (c == 'h')
-                        return help(), 0;
-                return ctl_exit(ctl_bad_option("stats"));
-        }
+        r = ctl_parse_common_only(argc, argv, o, "stats", help);
+        if (r <= 0)
+                return ctl_exit(r);
         if (optind != argc)
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "stats takes no arguments"));
         r = ctl_request(o, &req, &res);

@@ -47,6 +47,10 @@ struct ctl_options {
 /* Returns 1 if c was a common option (handled), 0 if not. */
 int ctl_common_option(int c, struct ctl_options *o);
 
+/* The option loop of a verb that takes only the common options: 1 to go
+ * on (optind at its first argument), 0 after --help, or -errno. */
+int ctl_parse_common_only(int argc, char *argv[], struct ctl_options *o, const char *verb, void (*help)(void));
+
 /* --monotonic, --boottime, --realtime: as run takes them. */
 #define CTL_ARG_MONOTONIC 0x210
 #define CTL_ARG_BOOTTIME 0x211
