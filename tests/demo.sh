@@ -1,7 +1,6 @@
 #!/bin/bash
-# make demo: real programs under shifted clocks, with no daemon set up.
-# Today the syscall path is shifted; programs that read the clock through
-# the vDSO (date, python's time.time) see it once the vDSO image lands.
+# make demo: real programs under shifted clocks, with no daemon set up:
+# through the vDSO (date, python's time.time()) and through raw syscalls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -24,7 +23,14 @@ print("  monotonic : %.3f s" % clock(1))
 print("  boottime  : %.3f s" % clock(7))
 PYEOF
 
-echo "== the host"
+echo "== date, on the host and under timensctl run --realtime +3650d (through the vDSO)"
+date
+"$T" run --realtime +3650d -- date
+echo
+echo "== python3 time.time() under timensctl run --realtime 2030-01-01T00:00:00Z"
+"$T" run --realtime 2030-01-01T00:00:00Z -- python3 -c 'import time; print("  ", time.ctime())'
+echo
+echo "== the host, through raw syscalls"
 python3 -c "$PY"
 echo
 echo "== timensctl run --realtime +3650d --monotonic 1d --boottime 2d -- python3"
