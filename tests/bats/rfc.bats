@@ -32,6 +32,12 @@ run_variant() {
         shift
         if [ "$name" = negative ]; then
                 half=$(($(host_uptime_sec) / 2))
+                # The outer monotonic clock then reads about `half`: keep it
+                # well away from the 5000 s the probe sets inside, or the
+                # checks that tell the two namespaces apart cannot.
+                if ((half > 4000 && half < 6000)); then
+                        half=$((half / 2))
+                fi
                 if ((half < 2)); then
                         echo "the host has been up for too short a time for a negative offset" >"$dir/$name.skip"
                         return 0

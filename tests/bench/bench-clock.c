@@ -13,9 +13,7 @@
  *   info KEY VALUE
  * The median of the batches is the figure to quote (robust to a batch hit
  * by an interrupt or a migration); the minimum is what the path costs when
- * nothing disturbs it. */
-#include <errno.h>
-#include <getopt.h>
+ * nothing disturbs it. The timing itself is tests/include/bench.h's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "util.h"
-
-#define MAX_BATCHES 99
-#define NSEC_PER_SEC INT64_C(1000000000)
-#define NSEC_PER_MSEC INT64_C(1000000)
 
 typedef void (*loop_fn)(uint64_t n);
 
@@ -36,22 +31,8 @@ struct bench {
         loop_fn loop;
 };
 
-struct options {
-        unsigned batches;
-        int64_t batch_ns;
-};
-
 /* Results land here, so that the compiler cannot drop the loops. */
 static volatile int64_t sink;
-
-/* The timer is the vDSO: it costs ~20 ns against batches of ~100 ms, and
- * stays a vDSO read under timens too, where the raw path is trapped. */
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static void loop_vdso(uint64_t n) {
         struct timespec ts;
@@ -87,46 +68,22 @@ static void loop_time(uint64_t n) {
         sink = acc;
 }
 
-static int64_t time_batch(loop_fn loop, uint64_t n) {
-        int64_t start = now_ns();
+/* ctx: the loop_fn to time. */
+static int64_t time_batch(void *ctx, uint64_t n) {
+        loop_fn loop = *(loop_fn *) ctx;
+        int64_t start = bench_now_ns();
 
         loop(n);
-        return now_ns() - start;
+        return bench_now_ns() - start;
 }
 
-/* Doubles n until a batch is long enough to time (1/8 of the target), then
- * scales it to the target. Doubles as the warm-up: caches, branch
- * predictors, the supervisor's first-call setup. */
-static uint64_t calibrate(loop_fn loop, int64_t batch_ns) {
-        uint64_t n = 1;
+static void run_bench(const struct bench *b, const struct bench_options *o) {
+        loop_fn loop = b->loop;
+        struct bench_result r;
+        uint64_t n;
 
-        for (;;) {
-                int64_t t = time_batch(loop, n);
-
-                if (t >= batch_ns / 8 || n >= (UINT64_C(1) << 40)) {
-                        uint64_t scaled = (uint64_t) ((double) n * (double) batch_ns / (double) (t > 0 ? t : 1));
-
-                        return scaled > 0 ? scaled : 1;
-                }
-                n *= 2;
-        }
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return (x > y) - (x < y);
-}
-
-static void run_bench(const struct bench *b, const struct options *o) {
-        double per_call[MAX_BATCHES] = {};
-        uint64_t n = calibrate(b->loop, o->batch_ns);
-
-        for (unsigned i = 0; i < o->batches; i++)
-                per_call[i] = (double) time_batch(b->loop, n) / (double) n;
-        qsort(per_call, o->batches, sizeof(per_call[0]), cmp_double);
-        printf("bench %s %.1f %.1f %llu %u\n", b->name, per_call[o->batches / 2], per_call[0], (unsigned long long) n,
-               o->batches);
+        r = bench_measure(time_batch, &loop, o, &n);
+        printf("bench %s %.1f %.1f %llu %u\n", b->name, r.median, r.min, (unsigned long long) n, o->batches);
         fflush(stdout);
 }
 
@@ -144,41 +101,17 @@ static void print_offset_check(void) {
         printf("info vdso_monotonic_s %.3f\n", (double) vdso.tv_sec + (double) vdso.tv_nsec / 1e9);
 }
 
-static int parse_options(int argc, char *argv[], struct options *o) {
-        long v;
-        int c;
-
-        while ((c = getopt(argc, argv, "b:t:h")) >= 0)
-                switch (c) {
-                case 'b':
-                        v = strtol(optarg, NULL, 10);
-                        if (v < 1 || v > MAX_BATCHES)
-                                return -EINVAL;
-                        o->batches = (unsigned) v;
-                        break;
-                case 't':
-                        v = strtol(optarg, NULL, 10);
-                        if (v < 1 || v > 10000)
-                                return -EINVAL;
-                        o->batch_ns = v * NSEC_PER_MSEC;
-                        break;
-                default:
-                        return -EINVAL;
-                }
-        return optind == argc ? 0 : -EINVAL;
-}
-
 int main(int argc, char *argv[]) {
         static const struct bench benches[] = {
                 {"vdso_clock_gettime_monotonic", loop_vdso},
                 {"syscall_clock_gettime_monotonic", loop_syscall},
                 {"syscall_time", loop_time},
         };
-        struct options o = {.batches = 7, .batch_ns = 120 * NSEC_PER_MSEC};
+        struct bench_options o = {.batches = 7, .batch_ns = 120 * NSEC_PER_MSEC};
 
-        if (parse_options(argc, argv, &o) < 0) {
+        if (bench_parse_options(argc, argv, &o, NULL, NULL, NULL) < 0) {
                 fprintf(stderr, "Usage: %s [-b BATCHES (1-%d, default 7)] [-t BATCH_MS (default 120)]\n", argv[0],
-                        MAX_BATCHES);
+                        BENCH_MAX_BATCHES);
                 return EXIT_FAILURE;
         }
         print_offset_check();

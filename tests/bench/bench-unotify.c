@@ -43,7 +43,8 @@
  *                  across CPUs (a migration every third switch, 10-40 us).
  *
  * Output as bench-clock's: `bench NAME MEDIAN_NS MIN_NS CALLS BATCHES` and
- * `info KEY VALUE`. Exit status 77 if the kernel lacks what was asked. */
+ * `info KEY VALUE`, the timing tests/include/bench.h's. Exit status 77 if
+ * the kernel lacks what was asked. */
 #include <errno.h>
 #include <getopt.h>
 #include <linux/seccomp.h>
@@ -64,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "filter.h"
 #include "util.h"
 
@@ -75,9 +77,6 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-#define MAX_BATCHES 99
-#define NSEC_PER_SEC INT64_C(1000000000)
-#define NSEC_PER_MSEC INT64_C(1000000)
 #define EXIT_SKIP 77
 /* A bound on the whole run, so that a lost notification fails the
  * benchmark instead of hanging `make bench`. */
@@ -102,24 +101,16 @@ struct options {
         bool timens_filter;
         bool new_session;
         enum loop_kind loop;
-        unsigned batches;
-        int64_t batch_ns;
+        struct bench_options bench;
 };
 
 static volatile int64_t sink;
 
 /* -------- the child: the caller under the filter -------- */
 
-/* The vDSO: never trapped (it makes no syscall with a TSC clocksource). */
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static int64_t time_batch(uint64_t n) {
-        int64_t start = now_ns(), acc = 0;
+/* bench_now_ns() reads the vDSO: never trapped. */
+static int64_t time_batch(void *ctx, uint64_t n) {
+        int64_t start = bench_now_ns(), acc = 0;
         struct timespec ts;
 
         for (uint64_t i = 0; i < n; i++) {
@@ -127,43 +118,18 @@ static int64_t time_batch(uint64_t n) {
                 acc += ts.tv_nsec;
         }
         sink = acc;
-        return now_ns() - start;
-}
-
-/* As bench-clock's: double until timeable, then scale to the target. */
-static uint64_t calibrate(int64_t batch_ns) {
-        uint64_t n = 1;
-
-        for (;;) {
-                int64_t t = time_batch(n);
-
-                if (t >= batch_ns / 8 || n >= (UINT64_C(1) << 40)) {
-                        uint64_t scaled = (uint64_t) ((double) n * (double) batch_ns / (double) (t > 0 ? t : 1));
-
-                        return scaled > 0 ? scaled : 1;
-                }
-                n *= 2;
-        }
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return (x > y) - (x < y);
+        return bench_now_ns() - start;
 }
 
 static void measure(const struct options *o) {
-        double per_call[MAX_BATCHES] = {};
-        uint64_t n = calibrate(o->batch_ns);
+        struct bench_result r;
+        uint64_t n;
 
-        for (unsigned i = 0; i < o->batches; i++)
-                per_call[i] = (double) time_batch(n) / (double) n;
-        qsort(per_call, o->batches, sizeof(per_call[0]), cmp_double);
+        r = bench_measure(time_batch, NULL, &o->bench, &n);
         printf("bench unotify_%s_%s%s%s%s %.1f %.1f %llu %u\n",
                o->loop == LOOP_SD_EVENT ? "sdevent" : loop_names[o->loop], o->sync ? "sync" : "nosync",
                o->emulate ? "_emulate" : "", o->timens_filter ? "_timensfilter" : "",
-               o->new_session ? "_newsession" : "", per_call[o->batches / 2], per_call[0], (unsigned long long) n,
-               o->batches);
+               o->new_session ? "_newsession" : "", r.median, r.min, (unsigned long long) n, o->bench.batches);
         fflush(stdout);
 }
 
@@ -387,8 +353,41 @@ static int parse_loop(const char *s) {
         return -EINVAL;
 }
 
+enum { ARG_SYNC = 0x100, ARG_NO_SYNC, ARG_LOOP, ARG_EMULATE, ARG_FILTER, ARG_NEW_SESSION };
+
+/* bench_parse_options() takes -b and -t, and hands the rest here. */
+static int parse_option(int c, const char *arg, void *userdata) {
+        struct options *o = userdata;
+        int r;
+
+        switch (c) {
+        case ARG_SYNC:
+        case ARG_NO_SYNC:
+                o->sync = c == ARG_SYNC;
+                return 0;
+        case ARG_FILTER:
+                if (strcmp(arg, "seccomp") != 0 && strcmp(arg, "timens") != 0)
+                        return -EINVAL;
+                o->timens_filter = strcmp(arg, "timens") == 0;
+                return 0;
+        case ARG_NEW_SESSION:
+                o->new_session = true;
+                return 0;
+        case ARG_EMULATE:
+                o->emulate = true;
+                return 0;
+        case ARG_LOOP:
+                r = parse_loop(arg);
+                if (r < 0)
+                        return r;
+                o->loop = (enum loop_kind) r;
+                return 0;
+        default:
+                return -EINVAL;
+        }
+}
+
 static int parse_options(int argc, char *argv[], struct options *o) {
-        enum { ARG_SYNC = 0x100, ARG_NO_SYNC, ARG_LOOP, ARG_EMULATE, ARG_FILTER, ARG_NEW_SESSION };
         static const struct option options[] = {
                 {"new-session", no_argument, NULL, ARG_NEW_SESSION},
                 {"filter", required_argument, NULL, ARG_FILTER},
@@ -398,48 +397,8 @@ static int parse_options(int argc, char *argv[], struct options *o) {
                 {"loop", required_argument, NULL, ARG_LOOP},
                 {},
         };
-        long v;
-        int c, r;
 
-        while ((c = getopt_long(argc, argv, "b:t:", options, NULL)) >= 0)
-                switch (c) {
-                case ARG_SYNC:
-                case ARG_NO_SYNC:
-                        o->sync = c == ARG_SYNC;
-                        break;
-                case ARG_FILTER:
-                        if (strcmp(optarg, "seccomp") != 0 && strcmp(optarg, "timens") != 0)
-                                return -EINVAL;
-                        o->timens_filter = strcmp(optarg, "timens") == 0;
-                        break;
-                case ARG_NEW_SESSION:
-                        o->new_session = true;
-                        break;
-                case ARG_EMULATE:
-                        o->emulate = true;
-                        break;
-                case ARG_LOOP:
-                        r = parse_loop(optarg);
-                        if (r < 0)
-                                return r;
-                        o->loop = (enum loop_kind) r;
-                        break;
-                case 'b':
-                        v = strtol(optarg, NULL, 10);
-                        if (v < 1 || v > MAX_BATCHES)
-                                return -EINVAL;
-                        o->batches = (unsigned) v;
-                        break;
-                case 't':
-                        v = strtol(optarg, NULL, 10);
-                        if (v < 1 || v > 10000)
-                                return -EINVAL;
-                        o->batch_ns = v * NSEC_PER_MSEC;
-                        break;
-                default:
-                        return -EINVAL;
-                }
-        return optind == argc ? 0 : -EINVAL;
+        return bench_parse_options(argc, argv, &o->bench, options, parse_option, o);
 }
 
 static void usage(const char *prog) {
@@ -471,7 +430,11 @@ static pid_t start_child(const struct options *o, const struct tns_filter *f, in
 }
 
 int main(int argc, char *argv[]) {
-        struct options o = {.sync = true, .loop = LOOP_BLOCKING, .batches = 7, .batch_ns = 120 * NSEC_PER_MSEC};
+        struct options o = {
+                .sync = true,
+                .loop = LOOP_BLOCKING,
+                .bench = {.batches = 7, .batch_ns = 120 * NSEC_PER_MSEC},
+        };
         struct tns_filter f = {};
         int sock, r;
         pid_t pid;

@@ -15,10 +15,10 @@
  * Output: a table for people, then one line per fact for awk:
  *   bench NAME MEDIAN_NS MIN_NS CALLS_PER_BATCH BATCHES
  *   ratio NAME MEDIAN_RATIO
- * (the format of tests/bench/bench-clock.c). */
+ * (the format of tests/bench/bench-clock.c; the timing is
+ * tests/include/bench.h's). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "ns.h"
 #include "util.h"
 #include "vdso-elf.h"
 #include "vdso-image.h"
 
 #define PAGE 4096
-#define MAX_BATCHES 99
-#define NSEC_PER_SEC INT64_C(1000000000)
-#define NSEC_PER_MSEC INT64_C(1000000)
 
 typedef int (*cgt_fn)(clockid_t, struct timespec *);
 typedef int (*gtod_fn)(struct timeval *, struct timezone *);
@@ -119,22 +117,10 @@ struct bench {
         void (*loop)(uint64_t n);
 };
 
-struct options {
-        unsigned batches;
-        int64_t batch_ns;
-};
-
 struct setup {
         uint64_t host[_TNS_VDSO_FN_MAX], ours[_TNS_VDSO_FN_MAX];
         struct tns_ns *ns;
 };
-
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static int kernel_functions(uint64_t ret[_TNS_VDSO_FN_MAX], uint64_t *ret_base, uint64_t *ret_size) {
         unsigned long base = getauxval(AT_SYSINFO_EHDR), start, end, size = 0;
@@ -209,59 +195,39 @@ static int setup(struct setup *s) {
         return 0;
 }
 
-static int64_t time_batch(void (*loop)(uint64_t), uint64_t fn, uint64_t n) {
-        int64_t start;
-
-        target = fn;
-        start = now_ns();
-        loop(n);
-        return now_ns() - start;
-}
-
-/* Doubles n until a batch is long enough to time, then scales it to the
- * target length; doubles as the warm-up (bench-clock.c does the same). */
-static uint64_t calibrate(void (*loop)(uint64_t), uint64_t fn, int64_t batch_ns) {
-        for (uint64_t n = 1;; n *= 2) {
-                int64_t t = time_batch(loop, fn, n);
-
-                if (t >= batch_ns / 8 || n >= (UINT64_C(1) << 40)) {
-                        uint64_t scaled = (uint64_t) ((double) n * (double) batch_ns / (double) (t > 0 ? t : 1));
-
-                        return scaled > 0 ? scaled : 1;
-                }
-        }
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return (x > y) - (x < y);
-}
-
-struct result {
-        double median, min;
+/* A batch's ctx: a loop, and the function it calls through. */
+struct call {
+        void (*loop)(uint64_t n);
+        uint64_t fn;
 };
 
-static struct result summarise(double *v, unsigned n) {
-        qsort(v, n, sizeof(v[0]), cmp_double);
-        return (struct result){v[n / 2], v[0]};
+static int64_t time_batch(void *ctx, uint64_t n) {
+        const struct call *c = ctx;
+        int64_t start;
+
+        target = c->fn;
+        start = bench_now_ns();
+        c->loop(n);
+        return bench_now_ns() - start;
 }
 
 /* Host and ours, batch after batch in alternation. */
-static void run_bench(const struct bench *b, const char *variant, const struct setup *s, const struct options *o) {
-        double host[MAX_BATCHES] = {0}, ours[MAX_BATCHES] = {0}, ratio[MAX_BATCHES] = {0};
-        uint64_t n = calibrate(b->loop, s->host[b->fn], o->batch_ns);
-        struct result h, t, r;
+static void run_bench(const struct bench *b, const char *variant, const struct setup *s,
+                      const struct bench_options *o) {
+        double host[BENCH_MAX_BATCHES] = {0}, ours[BENCH_MAX_BATCHES] = {0}, ratio[BENCH_MAX_BATCHES] = {0};
+        struct call host_call = {b->loop, s->host[b->fn]}, ours_call = {b->loop, s->ours[b->fn]};
+        uint64_t n = bench_calibrate(time_batch, &host_call, o->batch_ns);
+        struct bench_result h, t, r;
 
-        (void) calibrate(b->loop, s->ours[b->fn], o->batch_ns / 4);
+        (void) bench_calibrate(time_batch, &ours_call, o->batch_ns / 4);
         for (unsigned i = 0; i < o->batches; i++) {
-                host[i] = (double) time_batch(b->loop, s->host[b->fn], n) / (double) n;
-                ours[i] = (double) time_batch(b->loop, s->ours[b->fn], n) / (double) n;
+                host[i] = (double) time_batch(&host_call, n) / (double) n;
+                ours[i] = (double) time_batch(&ours_call, n) / (double) n;
                 ratio[i] = ours[i] / host[i];
         }
-        h = summarise(host, o->batches);
-        t = summarise(ours, o->batches);
-        r = summarise(ratio, o->batches);
+        h = bench_summarise(host, o->batches);
+        t = bench_summarise(ours, o->batches);
+        r = bench_summarise(ratio, o->batches);
         printf("%-38s %8.2f %8.2f %8.2f %8.2f   %5.3fx\n", b->label, h.median, h.min, t.median, t.min, r.median);
         printf("bench vdso_host%s_%s %.2f %.2f %llu %u\n", variant, b->name, h.median, h.min, (unsigned long long) n,
                o->batches);
@@ -269,30 +235,6 @@ static void run_bench(const struct bench *b, const char *variant, const struct s
                o->batches);
         printf("ratio%s %s %.3f\n", variant, b->name, r.median);
         fflush(stdout);
-}
-
-static int parse_options(int argc, char *argv[], struct options *o) {
-        long v;
-        int c;
-
-        while ((c = getopt(argc, argv, "b:t:h")) >= 0)
-                switch (c) {
-                case 'b':
-                        v = strtol(optarg, NULL, 10);
-                        if (v < 1 || v > MAX_BATCHES)
-                                return -EINVAL;
-                        o->batches = (unsigned) v;
-                        break;
-                case 't':
-                        v = strtol(optarg, NULL, 10);
-                        if (v < 1 || v > 10000)
-                                return -EINVAL;
-                        o->batch_ns = v * NSEC_PER_MSEC;
-                        break;
-                default:
-                        return -EINVAL;
-                }
-        return optind == argc ? 0 : -EINVAL;
 }
 
 int main(int argc, char *argv[]) {
@@ -304,13 +246,13 @@ int main(int argc, char *argv[]) {
                 {"clock_gettime_monotonic_coarse", "clock_gettime(CLOCK_MONOTONIC_COARSE)", TNS_VDSO_CLOCK_GETTIME,
                  loop_mono_coarse},
         };
-        struct options o = {.batches = 9, .batch_ns = 100 * NSEC_PER_MSEC};
+        struct bench_options o = {.batches = 9, .batch_ns = 100 * NSEC_PER_MSEC};
         struct setup s = {};
         int r;
 
-        if (parse_options(argc, argv, &o) < 0) {
+        if (bench_parse_options(argc, argv, &o, NULL, NULL, NULL) < 0) {
                 fprintf(stderr, "Usage: %s [-b BATCHES (1-%d, default 9)] [-t BATCH_MS (default 100)]\n", argv[0],
-                        MAX_BATCHES);
+                        BENCH_MAX_BATCHES);
                 return EXIT_FAILURE;
         }
         r = setup(&s);
