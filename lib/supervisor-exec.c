@@ -240,28 +240,45 @@ static int kernel_vdso_of(pid_t pid, uint64_t *ret) {
         return -ENOENT;
 }
 
-/* The exec failed (no exec event): close the fd we gave it, with the one
- * syscall run by single step (a rare path: no blob for it). The program
- * is the one that called execve, its kernel vDSO where it was. */
-static int undo_addfd(struct exec_trace *t) {
-        const struct tns_vdso_host *h = t->s->vdso;
-        const uint64_t args[6] = {(uint64_t) t->target_fd};
-        struct user_regs_struct regs;
+/* Readies a stopped 64-bit tracee to run syscalls by single step: its
+ * registers (to restore afterwards) and the `syscall` instruction to
+ * borrow in its kernel vDSO. */
+static int prepare_syscalls(struct exec_trace *t, struct user_regs_struct *ret_regs, uint64_t *ret_gadget) {
         uint64_t kernel_base;
-        int64_t x;
         int r;
 
         r = kernel_vdso_of(t->tid, &kernel_base);
         if (r < 0)
                 return r;
-        if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, ret_regs) < 0)
                 return negative_errno();
-        if (regs.cs != 0x33)
+        if (ret_regs->cs != 0x33)
                 return -EPROTOTYPE;
-        r = tns_ptrace_syscall(t->tid, &regs, kernel_base + h->gadget, SYS_close, args, &t->held, &x);
-        if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 && r >= 0)
-                r = negative_errno();
+        *ret_gadget = kernel_base + t->s->vdso->gadget;
+        return 0;
+}
+
+static int restore_regs(struct exec_trace *t, const struct user_regs_struct *regs, int r) {
+        if (ptrace(PTRACE_SETREGS, t->tid, 0, regs) < 0 && r >= 0)
+                return negative_errno();
         return r;
+}
+
+/* The exec failed (no exec event): close the fd we gave it, with the one
+ * syscall run by single step (a rare path: no blob for it). The program
+ * is the one that called execve, its kernel vDSO where it was. */
+static int undo_addfd(struct exec_trace *t) {
+        const uint64_t args[6] = {(uint64_t) t->target_fd};
+        struct user_regs_struct regs;
+        uint64_t gadget;
+        int64_t x;
+        int r;
+
+        r = prepare_syscalls(t, &regs, &gadget);
+        if (r < 0)
+                return r;
+        r = tns_ptrace_syscall(t->tid, &regs, gadget, SYS_close, args, &t->held, &x);
+        return restore_regs(t, &regs, r);
 }
 
 static void log_trace(struct exec_trace *t, int level, int error, const char *what) {
@@ -297,22 +314,18 @@ static int remap(struct exec_trace *t) {
                                  MAP_SHARED | MAP_FIXED, (uint64_t) t->target_fd, TNS_MEMFD_OFFSETS_PAGE};
         const uint64_t cls[6] = {(uint64_t) t->target_fd};
         struct user_regs_struct regs;
-        uint64_t kernel_base;
+        uint64_t gadget;
         int64_t x;
         int r;
 
-        r = kernel_vdso_of(t->tid, &kernel_base);
+        r = prepare_syscalls(t, &regs, &gadget);
         if (r < 0)
                 return r;
-        if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
-                return negative_errno();
-        r = tns_ptrace_syscall(t->tid, &regs, kernel_base + t->s->vdso->gadget, SYS_mmap, map, &t->held, &x);
+        r = tns_ptrace_syscall(t->tid, &regs, gadget, SYS_mmap, map, &t->held, &x);
         if (r >= 0 && (uint64_t) x != t->remap_addr)
                 r = x < 0 && x > -4096 ? (int) x : -EFAULT;
-        (void) tns_ptrace_syscall(t->tid, &regs, kernel_base + t->s->vdso->gadget, SYS_close, cls, &t->held, &x);
-        if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 && r >= 0)
-                r = negative_errno();
-        return r;
+        (void) tns_ptrace_syscall(t->tid, &regs, gadget, SYS_close, cls, &t->held, &x);
+        return restore_regs(t, &regs, r);
 }
 
 static void on_stop(struct exec_trace *t, int status) {
