@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fd-pass.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -15,41 +16,6 @@ struct child_report {
         int stage;
         int error;
 };
-
-static int send_fd(int sock, int fd) {
-        char cbuf[CMSG_SPACE(sizeof(int))] = {};
-        char byte = 0;
-        struct iovec iov = {&byte, 1};
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &fd, sizeof(int));
-        return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? negative_errno() : 0;
-}
-
-static int recv_fd(int sock) {
-        char cbuf[CMSG_SPACE(sizeof(int))] = {};
-        char byte;
-        struct iovec iov = {&byte, 1};
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-        struct cmsghdr *c;
-        ssize_t n;
-        int fd;
-
-        do
-                n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return negative_errno();
-        c = CMSG_FIRSTHDR(&msg);
-        if (n == 0 || !c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-                return -EBADMSG;
-        memcpy(&fd, CMSG_DATA(c), sizeof(int));
-        return fd;
-}
 
 static void report(int pipe_fd, enum tns_spawn_stage stage, int error) {
         struct child_report rep = {stage, error < 0 ? -error : error};
@@ -106,7 +72,7 @@ static _Noreturn void child(const struct tns_filter *f, char *const argv[], int 
         fd = tns_filter_install(f);
         if (fd < 0)
                 report(pipe_fd, TNS_SPAWN_SETUP, fd);
-        r = send_fd(sock, fd);
+        r = tns_send_fd(sock, fd);
         if (r < 0)
                 report(pipe_fd, TNS_SPAWN_SETUP, r);
         close(fd);
@@ -150,7 +116,7 @@ int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *
                 child(f, argv, socks[1], pipefd[1]);
         close(socks[1]);
         close(pipefd[1]);
-        listener = recv_fd(socks[0]);
+        listener = tns_recv_fd(socks[0]);
         close(socks[0]);
         c = (struct tns_child){.pid = pid, .pidfd = -EBADF, .listener = listener, .exec_fd = pipefd[0]};
         if (listener < 0)

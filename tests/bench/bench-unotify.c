@@ -66,6 +66,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "fd-pass.h"
 #include "filter.h"
 #include "util.h"
 
@@ -133,20 +134,6 @@ static void measure(const struct options *o) {
         fflush(stdout);
 }
 
-static int send_fd(int sock, int fd) {
-        char cbuf[CMSG_SPACE(sizeof(int))] = {};
-        char byte = 0;
-        struct iovec iov = {&byte, 1};
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &fd, sizeof(int));
-        return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? negative_errno() : 0;
-}
-
 /* seccomp_load() adds SECCOMP_FILTER_FLAG_NEW_LISTENER itself when the
  * filter has a NOTIFY rule (libseccomp >= 2.5) and sets no_new_privs. */
 static int install_filter(void) {
@@ -173,7 +160,7 @@ static _Noreturn void child(int sock, const struct options *o, const struct tns_
                 fprintf(stderr, "bench-unotify: Failed to install the filter: %s\n", strerror(-fd));
                 _exit(EXIT_FAILURE);
         }
-        if (send_fd(sock, fd) < 0)
+        if (tns_send_fd(sock, fd) < 0)
                 _exit(EXIT_FAILURE);
         close(fd);
         /* The parent sets the listener's flags first. */
@@ -186,23 +173,6 @@ static _Noreturn void child(int sock, const struct options *o, const struct tns_
 }
 
 /* -------- the parent: the minimal supervisor -------- */
-
-static int recv_fd(int sock) {
-        char cbuf[CMSG_SPACE(sizeof(int))] = {};
-        char byte;
-        struct iovec iov = {&byte, 1};
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-        struct cmsghdr *c;
-        int fd;
-
-        if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) <= 0)
-                return -EBADMSG;
-        c = CMSG_FIRSTHDR(&msg);
-        if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-                return -EBADMSG;
-        memcpy(&fd, CMSG_DATA(c), sizeof(int));
-        return fd;
-}
 
 /* What lib/supervisor.c's serve() costs the kernel for a clock_gettime,
  * without its user-space code: the answer (shifted by a day, so that it is
@@ -317,7 +287,7 @@ static int set_sync_wakeup(int fd) {
 }
 
 static int supervise(int sock, const struct options *o) {
-        _cleanup_close_ int fd = recv_fd(sock);
+        _cleanup_close_ int fd = tns_recv_fd(sock);
         int r;
 
         if (fd < 0)
