@@ -21,6 +21,8 @@ BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 MANDIR ?= $(PREFIX)/share/man
+LIBEXECDIR ?= $(PREFIX)/libexec
+HOOKSDIR ?= /usr/share/containers/oci/hooks.d
 FUZZ_SECONDS ?= 60
 
 CC ?= gcc
@@ -89,7 +91,13 @@ BENCH_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(BENCH_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
 
-PROGRAMS := $(BUILDDIR)/timensctl $(BUILDDIR)/timensd
+HOOK_SRCS := $(wildcard contrib/oci-hook/*.c)
+HOOK_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(HOOK_SRCS))
+# Where `make install` puts the programs, so that the hook finds timensd
+# and oci-config writes the hook's path into bundles.
+INSTALL_PATHS := -DTNS_OCI_HOOK_PATH='"$(LIBEXECDIR)/timens/timens-oci-hook"' -DTNS_TIMENSD_PATH='"$(SBINDIR)/timensd"'
+
+PROGRAMS := $(BUILDDIR)/timensctl $(BUILDDIR)/timensd $(BUILDDIR)/timens-oci-hook
 
 .PHONY: all check check-quick demo bench lint fuzz install uninstall deps deps-auto clean \
 	tests unit live bats asan-check fuzz-smoke
@@ -110,6 +118,12 @@ $(LIBTIMENS): $(LIB_OBJS)
 $(BUILDDIR)/timensctl: $(CTL_OBJS) $(LIBTIMENS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(LIBTIMENS) $(PKG_LIBS)
+
+$(BUILDDIR)/timens-oci-hook: $(HOOK_OBJS) $(LIBTIMENS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(HOOK_OBJS) $(LIBTIMENS) $(PKG_LIBS)
+
+$(BUILDDIR)/daemon/timensctl-oci-config.o $(HOOK_OBJS): ALL_CFLAGS += $(INSTALL_PATHS)
 
 $(BUILDDIR)/timensd: $(TIMENSD_OBJS) $(LIBTIMENS)
 	@$(if $(Q),echo "  LD      $@")
@@ -169,13 +183,13 @@ fuzz: deps-auto $(FUZZ_BINS)
 
 lint:
 	@scripts/deps.sh --check lint >/dev/null 2>&1 || scripts/deps.sh lint
-	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(wildcard lib/*.h proto/*.h daemon/*.h)
+	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(HOOK_SRCS) $(wildcard lib/*.h proto/*.h daemon/*.h)
 	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run
 	shellcheck -s bash -x tests/bats/*.bats tests/bats/*.bash contrib/bash-completion/timensctl
 	# memleak: cppcheck does not understand __attribute__((cleanup)), which
 	# frees on every return (STYLE.md); ASan's leak checker covers it.
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --suppress=memleak \
-		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib lib daemon
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib lib daemon contrib/oci-hook
 
 install: all
 	install -Dm755 $(BUILDDIR)/timensctl $(DESTDIR)$(BINDIR)/timensctl
@@ -183,10 +197,18 @@ install: all
 	install -Dm644 man/timensctl.1 $(DESTDIR)$(MANDIR)/man1/timensctl.1
 	install -Dm644 man/timensd.8 $(DESTDIR)$(MANDIR)/man8/timensd.8
 	install -Dm644 contrib/bash-completion/timensctl $(DESTDIR)$(BASHCOMPDIR)/timensctl
+	install -Dm755 $(BUILDDIR)/timens-oci-hook $(DESTDIR)$(LIBEXECDIR)/timens/timens-oci-hook
+	install -Dm644 man/timens-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/timens-oci-hook.8
+	for f in timens timens-poststop; do \
+		sed 's|@HOOK@|$(LIBEXECDIR)/timens/timens-oci-hook|' contrib/oci-hook/$$f.json.in | \
+			install -Dm644 /dev/stdin $(DESTDIR)$(HOOKSDIR)/$$f.json || exit 1; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/timensctl $(DESTDIR)$(MANDIR)/man1/timensctl.1
 	rm -f $(DESTDIR)$(SBINDIR)/timensd $(DESTDIR)$(MANDIR)/man8/timensd.8 $(DESTDIR)$(BASHCOMPDIR)/timensctl
+	rm -f $(DESTDIR)$(LIBEXECDIR)/timens/timens-oci-hook $(DESTDIR)$(MANDIR)/man8/timens-oci-hook.8
+	rm -f $(DESTDIR)$(HOOKSDIR)/timens.json $(DESTDIR)$(HOOKSDIR)/timens-poststop.json
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -36,6 +36,10 @@ static void help(void) {
                "                 wait until a namespace is gone\n"
                "  attach NAME|ID PID\n"
                "                 move a running process tree into a namespace (not yet)\n"
+               "  oci-config BUNDLE [OFFSETS] [--name NAME] [--agent]\n"
+               "                 switch timens on in an OCI bundle's config.json (runc, crun)\n"
+               "  oci-config --print-seccomp-profile [OFFSETS]\n"
+               "                 the seccomp profile of the agent mode (podman --security-opt)\n"
                "\n"
                "OFFSETS: --monotonic OFFSET --boottime OFFSET --realtime OFFSET|DATE\n"
                "\n"
@@ -58,6 +62,7 @@ static const struct verb verbs[] = {
         {"run", verb_run},     {"create", verb_create}, {"destroy", verb_destroy}, {"set", verb_set},
         {"show", verb_show},   {"list", verb_list},     {"export", verb_export},   {"import", verb_import},
         {"stats", verb_stats}, {"wait", verb_wait},     {"attach", verb_attach},
+        {"oci-config", verb_oci_config},
 };
 
 /* Global options before the command; '+' stops at the command's name. */

@@ -77,6 +77,7 @@ int verb_import(int argc, char *argv[], struct ctl_options *o);
 int verb_stats(int argc, char *argv[], struct ctl_options *o);
 int verb_wait(int argc, char *argv[], struct ctl_options *o);
 int verb_attach(int argc, char *argv[], struct ctl_options *o);
+int verb_oci_config(int argc, char *argv[], struct ctl_options *o);
 
 /* timensctl-daemon-client.c: talking to timensd. Each function logs its
  * failure and returns it. */

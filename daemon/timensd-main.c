@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,10 +12,12 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "oci.h"
 #include "timensd.h"
 
 struct args {
         const char *socket;
+        const char *agent_socket; /* "" : no agent socket */
         const char *group;
         int log_level;
         int log_target; /* -1 auto, 0 stderr, 1 journal */
@@ -30,6 +33,9 @@ static void help(void) {
                "the control socket that timensctl speaks to.\n"
                "\n"
                "  --socket PATH           control socket (default " TNS_DEFAULT_SOCKET ")\n"
+               "  --agent-socket PATH     OCI seccomp agent socket, for linux.seccomp.listenerPath\n"
+               "                          (default: seccomp-agent.sock beside the control socket,\n"
+               "                          " TNS_OCI_DEFAULT_AGENT_SOCKET "; '' for none)\n"
                "  --group NAME            group whose members may change state (default " TIMENSD_DEFAULT_GROUP ")\n"
                "  --log-level LEVEL       err, warning, notice, info (default), debug\n"
                "  --log-target TARGET     auto (default: the journal if it runs), journal, stderr\n"
@@ -65,6 +71,9 @@ static int parse_one(int c, struct args *a) {
         case 'S':
                 a->socket = optarg;
                 return 0;
+        case 'A':
+                a->agent_socket = optarg;
+                return 0;
         case 'G':
                 a->group = optarg;
                 return 0;
@@ -96,6 +105,7 @@ static int parse_one(int c, struct args *a) {
 static int parse_args(int argc, char *argv[], struct args *a) {
         static const struct option options[] = {
                 {"socket", required_argument, NULL, 'S'},
+                {"agent-socket", required_argument, NULL, 'A'},
                 {"group", required_argument, NULL, 'G'},
                 {"log-level", required_argument, NULL, 'L'},
                 {"log-target", required_argument, NULL, 'T'},
@@ -209,7 +219,12 @@ static int daemonize(int *ret_ready_fd) {
         return 0;
 }
 
+static int log_oom(struct manager *m) {
+        return tns_log_errno(&m->log, LOG_ERR, ENOMEM, "Out of memory");
+}
+
 static int setup(struct manager *m, const struct args *a) {
+        _cleanup_free_ char *agent = NULL;
         int r;
 
         m->max_connections = a->max_connections;
@@ -227,6 +242,17 @@ static int setup(struct manager *m, const struct args *a) {
         r = server_listen(m, a->socket);
         if (r < 0)
                 return r;
+        if (!a->agent_socket) {
+                _cleanup_free_ char *copy = strdup(a->socket);
+
+                if (!copy || asprintf(&agent, "%s/seccomp-agent.sock", dirname(copy)) < 0)
+                        return log_oom(m);
+        }
+        if (!a->agent_socket || *a->agent_socket) {
+                r = agent_listen(m, a->agent_socket ?: agent);
+                if (r < 0)
+                        return r;
+        }
         (void) sd_event_set_watchdog(m->event, true);
         return 0;
 }

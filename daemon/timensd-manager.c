@@ -31,6 +31,7 @@ int manager_new(sd_event *event, const struct tns_logger *log, struct manager **
                 return -ENOMEM;
         m->log = *log;
         m->listen_fd = -EBADF;
+        m->agent_fd = -EBADF;
         m->max_connections = TIMENSD_DEFAULT_MAX_CONNECTIONS;
         m->idle_timeout_usec = TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC * UINT64_C(1000000);
         m->generation = 1;
@@ -60,6 +61,7 @@ struct manager *manager_free(struct manager *m) {
         if (!m)
                 return NULL;
         server_done(m);
+        agent_done(m);
         /* The registry before the supervisor: it hands the creation
          * references back, which tns_supervisor_free() then drops. */
         tns_registry_free(m->registry);

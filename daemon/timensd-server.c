@@ -487,7 +487,7 @@ static int remove_stale(const struct sockaddr_un *sa) {
         return RET_NERRNO(unlink(sa->sun_path));
 }
 
-static int bind_socket(struct manager *m, const char *path) {
+int server_bind(struct manager *m, const char *path) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         _cleanup_close_ int fd = -EBADF;
         int r;
@@ -505,11 +505,13 @@ static int bind_socket(struct manager *m, const char *path) {
                 return negative_errno();
         if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return negative_errno();
-        m->socket_owned = true;
         /* Who may connect is the directory's business; what they may do,
          * SO_PEERCRED's. */
-        if (chmod(path, 0666) < 0 || listen(fd, TIMENSD_BACKLOG) < 0)
-                return negative_errno();
+        if (chmod(path, 0666) < 0 || listen(fd, TIMENSD_BACKLOG) < 0) {
+                r = negative_errno();
+                (void) unlink(path);
+                return r;
+        }
         return TAKE_FD(fd);
 }
 
@@ -536,8 +538,10 @@ int server_listen(struct manager *m, const char *path) {
         if (fd == -EINVAL)
                 return tns_log_errno(&m->log, LOG_ERR, EINVAL,
                                      "Expected one listening Unix stream socket from systemd");
-        if (fd < 0)
-                fd = bind_socket(m, path);
+        if (fd < 0) {
+                fd = server_bind(m, path);
+                m->socket_owned = fd >= 0;
+        }
         if (fd == -EADDRINUSE)
                 return tns_log_errno(&m->log, LOG_ERR, fd, "Another timensd answers on %s already", path);
         if (fd < 0)

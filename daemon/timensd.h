@@ -73,6 +73,13 @@ struct manager {
         gid_t group;
         bool have_group;
 
+        /* The OCI seccomp agent socket (timensd-agent.c); NULL: off. */
+        char *agent_path;
+        int agent_fd;
+        sd_event_source *agent_src;
+        struct agent_conn *agent_conns;
+        unsigned n_agent_conns;
+
         /* Bumped when a peer's access may have changed (adopt, SIGHUP). */
         uint64_t generation;
         struct tns_server_stats stats;
@@ -105,8 +112,19 @@ int manager_handle_line(struct manager *m, struct connection *c, struct peer *p,
 /* Called when a held namespace is gone: finishes the waits on it. */
 void manager_namespace_gone(struct manager *m, uint64_t id);
 
+/* timensd-agent.c: the OCI seccomp agent (runtime-spec config-linux.md,
+ * listenerPath): runtimes connect, send the container state and the
+ * listener fd, and timensd serves it for the container's namespace. */
+#define TIMENSD_MAX_AGENT_CONNECTIONS 64
+#define TIMENSD_AGENT_TIMEOUT_USEC (10 * UINT64_C(1000000))
+int agent_listen(struct manager *m, const char *path);
+void agent_done(struct manager *m);
+
 /* timensd-server.c */
 int server_listen(struct manager *m, const char *path);
+/* A listening Unix socket bound at path (its directory prepared, a stale
+ * socket replaced); -EADDRINUSE if a daemon answers there. */
+int server_bind(struct manager *m, const char *path);
 void server_done(struct manager *m);
 /* Queues a reply on c and sends what the socket takes now. */
 int connection_reply(struct connection *c, json_object *reply);

@@ -51,34 +51,61 @@ static int new_ctx(scmp_filter_ctx *ret) {
 /* One rule per allowed value of arg0: libseccomp ORs rules of one syscall.
  * An int argument is compared on its low 32 bits only, as the kernel
  * reads it: garbage in the upper half must not slip past the filter. */
-static int add_clock_rules(scmp_filter_ctx ctx, int nr, bool settable_only) {
+static int clock_rules(const struct tns_syscall_desc *d, bool settable_only, tns_filter_rule_fn fn, void *userdata) {
         for (unsigned i = 0; i < tns_n_virtual_clocks; i++) {
                 clockid_t c = tns_virtual_clocks[i];
+                struct tns_filter_rule rule = {d, TNS_RULE_MASKED_EQ, UINT32_MAX, (uint64_t) c};
                 int r;
 
                 if (settable_only && !tns_clock_settable(c))
                         continue;
-                r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-                                     SCMP_A0(SCMP_CMP_MASKED_EQ, UINT32_MAX, (uint64_t) c));
+                r = fn(&rule, userdata);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-static int add_native_rule(scmp_filter_ctx ctx, const struct tns_syscall_desc *d) {
+static int native_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, void *userdata) {
         switch (d->trap) {
         case TNS_TRAP_ALWAYS:
-                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, d->nr, 0);
+                return fn(&(struct tns_filter_rule){d, TNS_RULE_ALWAYS, 0, 0}, userdata);
         case TNS_TRAP_ARG0_VIRTUAL_CLOCK:
-                return add_clock_rules(ctx, d->nr, false);
+                return clock_rules(d, false, fn, userdata);
         case TNS_TRAP_ARG0_SETTABLE_CLOCK:
-                return add_clock_rules(ctx, d->nr, true);
+                return clock_rules(d, true, fn, userdata);
         case TNS_TRAP_ARG0_EQ:
-                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, d->nr, 1, SCMP_A0(SCMP_CMP_EQ, d->trap_value));
+                return fn(&(struct tns_filter_rule){d, TNS_RULE_EQ, UINT64_MAX, d->trap_value}, userdata);
         case TNS_TRAP_ARG0_EQ32:
-                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, d->nr, 1,
-                                        SCMP_A0(SCMP_CMP_MASKED_EQ, UINT32_MAX, d->trap_value));
+                return fn(&(struct tns_filter_rule){d, TNS_RULE_MASKED_EQ, UINT32_MAX, d->trap_value}, userdata);
+        }
+        return -EINVAL;
+}
+
+int tns_filter_rules_foreach(unsigned flags, tns_filter_rule_fn fn, void *userdata) {
+        for (size_t i = 0; i < _TNS_SYS_MAX; i++) {
+                int r;
+
+                if (tns_syscalls[i].vdso && (flags & TNS_FILTER_NO_VDSO))
+                        continue;
+                r = native_rules(&tns_syscalls[i], fn, userdata);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_native_rule(const struct tns_filter_rule *rule, void *userdata) {
+        scmp_filter_ctx ctx = userdata;
+
+        switch (rule->cmp) {
+        case TNS_RULE_ALWAYS:
+                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, rule->d->nr, 0);
+        case TNS_RULE_EQ:
+                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, rule->d->nr, 1, SCMP_A0(SCMP_CMP_EQ, rule->datum));
+        case TNS_RULE_MASKED_EQ:
+                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, rule->d->nr, 1,
+                                        SCMP_A0(SCMP_CMP_MASKED_EQ, rule->mask, rule->datum));
         }
         return -EINVAL;
 }
@@ -90,13 +117,9 @@ static int build_native(unsigned flags, scmp_filter_ctx *ret) {
         r = new_ctx(&ctx);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < _TNS_SYS_MAX; i++) {
-                if (tns_syscalls[i].vdso && (flags & TNS_FILTER_NO_VDSO))
-                        continue;
-                r = add_native_rule(ctx, &tns_syscalls[i]);
-                if (r < 0)
-                        return r;
-        }
+        r = tns_filter_rules_foreach(flags, add_native_rule, ctx);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(ctx);
         return 0;
 }

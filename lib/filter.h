@@ -5,6 +5,9 @@
 
 #include <linux/filter.h>
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "syscall-table.h"
 
 struct tns_filter {
         struct sock_fprog prog; /* owns prog.filter */
@@ -20,6 +23,28 @@ int tns_filter_build(struct tns_filter *ret);
 #define TNS_FILTER_NO_VDSO 0x1U
 int tns_filter_build_flags(unsigned flags, struct tns_filter *ret);
 void tns_filter_done(struct tns_filter *f);
+
+/* One rule of the native filter, as the table and the clock list make it:
+ * syscall d notifies the supervisor always, or when its arg0 == datum
+ * (EQ) or (arg0 & mask) == datum (MASKED_EQ). The BPF builder and the OCI
+ * seccomp profile (lib/oci-seccomp.c) both take their rules from here. */
+enum tns_rule_cmp {
+        TNS_RULE_ALWAYS,
+        TNS_RULE_EQ,
+        TNS_RULE_MASKED_EQ,
+};
+
+struct tns_filter_rule {
+        const struct tns_syscall_desc *d;
+        enum tns_rule_cmp cmp;
+        uint64_t mask, datum;
+};
+
+typedef int (*tns_filter_rule_fn)(const struct tns_filter_rule *rule, void *userdata);
+
+/* Calls fn for each rule (flags as tns_filter_build_flags); stops at and
+ * returns the first negative return of fn. */
+int tns_filter_rules_foreach(unsigned flags, tns_filter_rule_fn fn, void *userdata);
 
 /* Installs the filter in the calling thread and returns the listener fd.
  * Async-signal-safe (no allocation): meant for a child between fork and

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* timens-oci-hook: the OCI hook of timens (see timens-oci-hook(8)).
+ *
+ *   createRuntime (default)  the container's init is created, its
+ *       namespaces exist, its program has not started. Reads the state
+ *       (stdin) and the bundle's config.json, makes the container's time
+ *       namespace in timensd (starting timensd if its socket does not
+ *       answer) and has timensd attach the init: filter and vDSO are in
+ *       place when this returns. Any failure exits 1 with a message naming
+ *       it: the runtime then refuses to start the container, which never
+ *       runs with the host's clocks by accident.
+ *   poststop                 the container is gone: its namespace goes
+ *       too, unless other processes still use it (a shared org.timens.name).
+ *
+ * Options (in the hook's "args"): --socket PATH, --timensd PATH. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "clocks.h"
+#include "oci.h"
+
+#ifndef TNS_TIMENSD_PATH
+#define TNS_TIMENSD_PATH "/usr/local/sbin/timensd"
+#endif
+#define HOOK_CONNECT_TRIES 100 /* x 50 ms */
+
+static const struct tns_logger hook_log = {tns_log_stderr, (void *) "timens-oci-hook", LOG_INFO};
+
+struct hook {
+        const char *socket;
+        const char *timensd;
+        bool poststop;
+        struct tns_oci_state st;
+        struct tns_oci_request req;
+};
+
+static int read_all(int fd, char **ret, size_t *ret_len) {
+        _cleanup_free_ char *buf = malloc(TNS_OCI_MAX_STATE + 1);
+        size_t len = 0;
+        ssize_t n;
+
+        if (!buf)
+                return -ENOMEM;
+        while ((n = read(fd, buf + len, TNS_OCI_MAX_STATE + 1 - len)) != 0) {
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                len += (size_t) n;
+                if (len > TNS_OCI_MAX_STATE)
+                        return -EMSGSIZE;
+        }
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+/* The kernel's own time namespace of the container, if the runtime made
+ * one (a runtime newer than this machine's honours linux.timeOffsets): 1
+ * if the init is in a time namespace other than ours whose offsets are
+ * those of timeOffsets, so that they are not applied a second time. */
+static int kernel_applied(pid_t pid, const int64_t want[TNS_CLASS_MAX], unsigned mask) {
+        char path[64], line[128];
+        struct stat self, target;
+        _cleanup_(fclosep) FILE *f = NULL;
+        int64_t got[TNS_CLASS_MAX] = {};
+
+        snprintf(path, sizeof(path), "/proc/%d/ns/time", (int) pid);
+        if (stat("/proc/self/ns/time", &self) < 0 || stat(path, &target) < 0 || self.st_ino == target.st_ino)
+                return 0;
+        snprintf(path, sizeof(path), "/proc/%d/timens_offsets", (int) pid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f)) {
+                char name[32];
+                long long s, ns;
+
+                if (sscanf(line, "%31s %lld %lld", name, &s, &ns) != 3)
+                        continue;
+                if (strcmp(name, "monotonic") == 0)
+                        got[TNS_CLASS_MONOTONIC] = s * 1000000000LL + ns;
+                else if (strcmp(name, "boottime") == 0)
+                        got[TNS_CLASS_BOOTTIME] = s * 1000000000LL + ns;
+        }
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if ((mask & (1U << c)) && got[c] != want[c])
+                        return 0;
+        return 1;
+}
+
+/* linux.timeOffsets first, the annotations over them. */
+static int read_request(struct hook *h) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_json_ json_object *config = NULL;
+        char err[TNS_OCI_ERR_MAX] = "";
+        int64_t to[TNS_CLASS_MAX];
+        unsigned mask;
+        int r;
+
+        tns_oci_default_name(h->st.id, h->req.name);
+        if (!h->st.bundle)
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "The container state has no \"bundle\"");
+        if (asprintf(&path, "%s/config.json", h->st.bundle) < 0)
+                return -ENOMEM;
+        config = json_object_from_file(path);
+        if (!config)
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "Failed to read %s: %s", path,
+                                     json_util_get_last_err() ?: "not JSON");
+        r = tns_oci_time_offsets(config, to, &mask, err);
+        if (r < 0)
+                return tns_log_errno(&hook_log, LOG_ERR, r, "%s: %s", path, err);
+        if (mask && kernel_applied(h->st.pid, to, mask))
+                mask = 0;
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (mask & (1U << c))
+                        h->req.clocks[c] = (struct tns_clock_arg){.set = true, .spec = {TNS_OFFSET_RELATIVE, to[c]}};
+        r = tns_oci_annotations_parse(h->st.annotations, &h->req, err);
+        if (r < 0)
+                return tns_log_errno(&hook_log, LOG_ERR, r, "Container %s: %s", h->st.id, err);
+        if (!h->req.name[0])
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL,
+                                     "Container id '%s' is not a namespace name: set annotation " TNS_OCI_ANNOTATION_NAME,
+                                     h->st.id);
+        return 0;
+}
+
+/* timensd, detached: its own session, stdio away from the runtime's pipes
+ * (a runtime waits for EOF on the hook's stdout and stderr, which a
+ * daemon holding them would never give), its log beside its socket. */
+static int start_timensd(const struct hook *h) {
+        _cleanup_free_ char *copy = strdup(h->socket), *log = NULL;
+        int status;
+        pid_t pid;
+
+        if (!copy || asprintf(&log, "%s/timensd.log", dirname(copy)) < 0)
+                return -ENOMEM;
+        (void) mkdir(dirname(copy), 0755);
+        pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR), out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+                (void) setsid();
+                (void) dup2(null, STDIN_FILENO);
+                (void) dup2(null, STDOUT_FILENO);
+                (void) dup2(out >= 0 ? out : null, STDERR_FILENO);
+                /* Without --foreground timensd returns once it listens. */
+                execl(h->timensd, "timensd", "--socket", h->socket, "--log-target", "auto", (char *) NULL);
+                _exit(127);
+        }
+        if (waitpid(pid, &status, 0) < 0)
+                return negative_errno();
+        /* Another hook may have started one meanwhile: its socket wins. */
+        if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
+                return tns_log_errno(&hook_log, LOG_ERR, ENOEXEC, "Failed to start %s (see %s)", h->timensd, log);
+        return 0;
+}
+
+static int connect_daemon(const struct hook *h, struct tns_client **ret) {
+        bool started = false;
+        int r;
+
+        for (int i = 0; i < HOOK_CONNECT_TRIES; i++) {
+                r = tns_client_connect(h->socket, ret);
+                if (r >= 0 || (r != -ENOENT && r != -ECONNREFUSED && r != -EAGAIN))
+                        break;
+                if (!started && !h->poststop) {
+                        r = start_timensd(h);
+                        if (r < 0)
+                                return r;
+                        started = true;
+                        continue;
+                }
+                if (h->poststop)
+                        break;
+                (void) poll(NULL, 0, 50);
+        }
+        if (r < 0 && !h->poststop)
+                return tns_log_errno(&hook_log, LOG_ERR, r, "Failed to reach timensd at %s: %m", h->socket);
+        return r;
+}
+
+static int call(struct tns_client *c, struct tns_request *req, struct tns_proto_error *e) {
+        _cleanup_json_ json_object *res = NULL;
+        int r;
+
+        r = tns_client_call(c, req, NULL, 0, &res, e);
+        if (r < 0)
+                return tns_log_errno(&hook_log, LOG_ERR, r, "Failed to talk to timensd (%s): %m", tns_op_name(req->op));
+        return r == 1 ? 0 : -EPROTO;
+}
+
+/* The namespace, new, or the one of that name if it exists (containers
+ * sharing org.timens.name, or one made with `timensctl create`): joined,
+ * with its offsets. */
+static int make_namespace(struct hook *h, struct tns_client *c) {
+        struct tns_request req = {.op = TNS_OP_CREATE, .name = h->req.name};
+        struct tns_proto_error e = {};
+        int r;
+
+        memcpy(req.clocks, h->req.clocks, sizeof(req.clocks));
+        r = call(c, &req, &e);
+        if (r == -EPROTO && e.code == TNS_ERR_EXISTS)
+                return 0;
+        if (r == -EPROTO)
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "timensd refused namespace '%s' of container %s: %s",
+                                     h->req.name, h->st.id, e.message);
+        return r;
+}
+
+static int create_runtime(struct hook *h) {
+        _cleanup_client_ struct tns_client *c = NULL;
+        struct tns_request req = {.op = TNS_OP_ATTACH, .name = h->req.name};
+        struct tns_proto_error e = {};
+        int r;
+
+        if (h->st.pid <= 0)
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "The container state of %s has no \"pid\"", h->st.id);
+        r = read_request(h);
+        if (r < 0)
+                return r;
+        r = connect_daemon(h, &c);
+        if (r < 0)
+                return r;
+        /* Attaching seizes the init and injects filter and vDSO. */
+        tns_client_set_timeout(c, 30000);
+        r = make_namespace(h, c);
+        if (r < 0)
+                return r;
+        req.pid = h->st.pid;
+        r = call(c, &req, &e);
+        if (r == -EPROTO)
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL,
+                                     "timensd could not attach the init (pid %d) of container %s: %s", (int) h->st.pid,
+                                     h->st.id, e.message);
+        return r;
+}
+
+static int poststop(struct hook *h) {
+        _cleanup_client_ struct tns_client *c = NULL;
+        struct tns_request req = {.op = TNS_OP_DESTROY};
+        char err[TNS_OCI_ERR_MAX];
+        struct tns_proto_error e = {};
+
+        tns_oci_default_name(h->st.id, h->req.name);
+        (void) tns_oci_annotations_parse(h->st.annotations, &h->req, err);
+        if (!h->req.name[0] || connect_daemon(h, &c) < 0)
+                return 0; /* nothing to clean, or nobody to clean it */
+        req.name = h->req.name;
+        (void) call(c, &req, &e); /* busy (shared) or gone already: fine */
+        return 0;
+}
+
+static int parse_args(int argc, char *argv[], struct hook *h) {
+        static const struct option options[] = {
+                {"socket", required_argument, NULL, 'S'},
+                {"timensd", required_argument, NULL, 'D'},
+                {},
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                if (c == 'S')
+                        h->socket = optarg;
+                else if (c == 'D')
+                        h->timensd = optarg;
+                else
+                        return -EINVAL;
+        }
+        if (optind < argc && strcmp(argv[optind], "poststop") == 0)
+                h->poststop = true;
+        else if (optind < argc && strcmp(argv[optind], "createRuntime") != 0)
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "Unknown stage '%s' (createRuntime, poststop)",
+                                     argv[optind]);
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        struct hook h = {.timensd = getenv("TIMENSD") ?: TNS_TIMENSD_PATH};
+        _cleanup_free_ char *text = NULL;
+        char err[TNS_OCI_ERR_MAX] = "";
+        size_t len;
+        int r;
+
+        h.socket = tns_client_default_socket();
+        if (parse_args(argc, argv, &h) < 0)
+                return EXIT_FAILURE;
+        r = read_all(STDIN_FILENO, &text, &len);
+        if (r < 0) {
+                tns_log_errno(&hook_log, LOG_ERR, r, "Failed to read the container state on stdin: %m");
+                return EXIT_FAILURE;
+        }
+        r = tns_oci_state_parse(text, len, &h.st, err);
+        if (r < 0) {
+                tns_log_errno(&hook_log, LOG_ERR, r, "%s", err);
+                tns_oci_state_done(&h.st);
+                return EXIT_FAILURE;
+        }
+        r = h.poststop ? poststop(&h) : create_runtime(&h);
+        tns_oci_state_done(&h.st);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

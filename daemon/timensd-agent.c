@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The OCI seccomp agent (runtime-spec config-linux.md, "listenerPath").
+ * A runtime whose bundle has linux.seccomp.listenerPath pointing here
+ * connects once per container, sends the ContainerProcessState as JSON
+ * with the listener fd in the same sendmsg (SCM_RIGHTS; "fds":
+ * ["seccompFd"]), and expects no answer: runc keeps its end open (its Go
+ * conn is not closed), crun closes it. So a message is complete when its
+ * JSON is, not at EOF: it is parsed incrementally.
+ *
+ * The namespace is the container's: named by org.timens.name or the
+ * container id, created (gone with the container's last process, as a
+ * `timensctl run` namespace) or joined if it exists; offsets from
+ * listenerMetadata, overridden by the org.timens.* annotations. A message
+ * we cannot serve closes the listener: the container's trapped calls
+ * (its execve first of all) then fail with ENOSYS, so it does not run
+ * with the host's clocks. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clocks.h"
+#include "oci.h"
+#include "time-util.h"
+#include "timensd.h"
+
+#define AGENT_RECV_MAX_FDS 4
+
+struct agent_conn {
+        struct manager *m;
+        int fd;
+        sd_event_source *io, *timer;
+        struct peer peer;
+        json_tokener *tok;
+        size_t received;
+        int fds[AGENT_RECV_MAX_FDS];
+        unsigned n_fds;
+        struct agent_conn *next, **pprev;
+};
+
+static void agent_conn_free(struct agent_conn *a) {
+        if (!a)
+                return;
+        *a->pprev = a->next;
+        if (a->next)
+                a->next->pprev = a->pprev;
+        a->m->n_agent_conns--;
+        sd_event_source_disable_unref(a->io);
+        sd_event_source_disable_unref(a->timer);
+        for (unsigned i = 0; i < a->n_fds; i++)
+                safe_close(a->fds[i]);
+        if (a->tok)
+                json_tokener_free(a->tok);
+        safe_close(a->fd);
+        free(a);
+}
+
+/* Created with the container (ORIGIN_RUN: gone with its last process),
+ * or joined when a namespace of that name is there already (containers
+ * sharing org.timens.name, or a namespace made with `timensctl create`). */
+static int agent_namespace(struct manager *m, const struct tns_oci_request *req, struct tns_ns **ret) {
+        int64_t v[TNS_CLASS_MAX] = {};
+        struct timespec now;
+        struct tns_ns *ns;
+        int64_t host;
+        int r;
+
+        ns = req->name[0] ? tns_registry_find(m->registry, req->name) : NULL;
+        if (ns) {
+                *ret = ns;
+                return 0;
+        }
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                if (!req->clocks[c].set)
+                        continue;
+                v[c] = req->clocks[c].spec.ns;
+                if (req->clocks[c].spec.kind == TNS_OFFSET_ABSOLUTE) {
+                        r = clock_gettime(CLOCK_REALTIME, &now) < 0 ? negative_errno() : tns_ts_to_ns(&now, &host);
+                        if (r < 0)
+                                return r;
+                        v[c] -= host;
+                }
+                if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_offset_check(c, v[c], &now) < 0)
+                        return -ERANGE;
+        }
+        return tns_registry_create(m->registry, req->name[0] ? req->name : NULL, v, TNS_ORIGIN_RUN, TNS_GRANT_NONE,
+                                   ret);
+}
+
+static int agent_request(const struct tns_oci_state *st, struct tns_oci_request *ret, char *err) {
+        int r;
+
+        *ret = (struct tns_oci_request){};
+        tns_oci_default_name(st->id, ret->name);
+        if (st->metadata && *st->metadata) {
+                r = tns_oci_metadata_parse(st->metadata, ret, err);
+                if (r < 0)
+                        return r;
+        }
+        return tns_oci_annotations_parse(st->annotations, ret, err);
+}
+
+/* Serves the listener of one message; logs what it does and why not. */
+static void agent_serve(struct agent_conn *a, json_object *msg) {
+        struct tns_oci_state st = {.seccomp_fd_index = -1};
+        struct tns_oci_request req;
+        struct manager *m = a->m;
+        char err[TNS_OCI_ERR_MAX] = "";
+        const char *text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
+        struct tns_log_ctx ctx = {.pid = a->peer.pid};
+        struct tns_ns *ns;
+        int fd, r;
+
+        r = tns_oci_state_parse(text, strlen(text), &st, err);
+        if (r >= 0 && (!st.agent || st.seccomp_fd_index < 0))
+                r = -EINVAL, snprintf(err, sizeof(err), "the message names no \"seccompFd\" in \"fds\"");
+        if (r >= 0 && (unsigned) st.seccomp_fd_index >= a->n_fds)
+                r = -EBADF, snprintf(err, sizeof(err), "\"seccompFd\" is fd %d of the message, which brought %u",
+                                     st.seccomp_fd_index, a->n_fds);
+        ctx.ns = st.id;
+        ctx.pid = st.pid ?: a->peer.pid;
+        if (r >= 0)
+                r = agent_request(&st, &req, err);
+        if (r < 0) {
+                tns_log_full(&m->log, LOG_ERR, 0, &ctx, "Refusing the seccomp listener of container %s: %s",
+                             st.id ?: "(no id)", err);
+                goto out;
+        }
+        r = agent_namespace(m, &req, &ns);
+        if (r < 0) {
+                tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Refusing the seccomp listener of container %s: %s%m",
+                             st.id, r == -ERANGE ? "an offset is out of the kernel's range: " : "namespace: ");
+                goto out;
+        }
+        fd = TAKE_FD(a->fds[st.seccomp_fd_index]);
+        r = tns_registry_adopt(m->registry, ns, fd, st.pid);
+        if (r < 0) {
+                tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Failed to serve the seccomp listener of container %s: %m",
+                             st.id);
+                goto out;
+        }
+        m->generation++;
+        tns_log_full(&m->log, LOG_INFO, 0, &ctx, "Serving container %s (namespace %" PRIu64 ") through the seccomp agent",
+                     st.id, ns->id);
+out:
+        tns_oci_state_done(&st);
+}
+
+static void take_fds(struct agent_conn *a, struct msghdr *mh) {
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+                int *fds = (int *) CMSG_DATA(cm);
+                size_t n;
+
+                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+                        continue;
+                n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < n; i++) {
+                        if (a->n_fds < AGENT_RECV_MAX_FDS)
+                                a->fds[a->n_fds++] = fds[i];
+                        else
+                                safe_close(fds[i]);
+                }
+        }
+}
+
+/* 1: the message is complete (served or refused), 0: more to come,
+ * <0: the connection ends. */
+static int agent_read(struct agent_conn *a) {
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int) * AGENT_RECV_MAX_FDS)];
+        } control;
+        char buf[4096];
+        struct iovec iov = {buf, sizeof(buf)};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
+        _cleanup_json_ json_object *msg = NULL;
+        enum json_tokener_error e;
+        ssize_t n;
+
+        n = recvmsg(a->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
+        take_fds(a, &mh);
+        if (n == 0) {
+                tns_log_full(&a->m->log, LOG_WARNING, 0, &(struct tns_log_ctx){.pid = a->peer.pid},
+                             "A seccomp agent client hung up after %zu bytes, before a complete message", a->received);
+                return -ECONNRESET;
+        }
+        a->received += (size_t) n;
+        if (a->received > TNS_OCI_MAX_STATE)
+                return tns_log_errno(&a->m->log, LOG_WARNING, EMSGSIZE,
+                                     "A seccomp agent message is over %d bytes, dropping it", TNS_OCI_MAX_STATE);
+        msg = json_tokener_parse_ex(a->tok, buf, (int) n);
+        e = json_tokener_get_error(a->tok);
+        if (!msg && e == json_tokener_continue)
+                return 0;
+        if (!msg)
+                return tns_log_errno(&a->m->log, LOG_WARNING, EBADMSG, "A seccomp agent message is not JSON: %s",
+                                     json_tokener_error_desc(e));
+        agent_serve(a, msg);
+        return 1;
+}
+
+static int on_agent_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct agent_conn *a = userdata;
+
+        if (agent_read(a) != 0)
+                agent_conn_free(a);
+        return 0;
+}
+
+static int on_agent_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct agent_conn *a = userdata;
+
+        tns_log_full(&a->m->log, LOG_WARNING, 0, &(struct tns_log_ctx){.pid = a->peer.pid},
+                     "A seccomp agent client sent no complete message within %" PRIu64 " s, dropping it",
+                     TIMENSD_AGENT_TIMEOUT_USEC / 1000000);
+        agent_conn_free(a);
+        return 0;
+}
+
+static int agent_conn_new(struct manager *m, int fd) {
+        _cleanup_close_ int owned = fd;
+        struct agent_conn *a;
+        int r;
+
+        a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        a->m = m;
+        a->fd = TAKE_FD(owned);
+        a->next = m->agent_conns;
+        if (a->next)
+                a->next->pprev = &a->next;
+        a->pprev = &m->agent_conns;
+        m->agent_conns = a;
+        m->n_agent_conns++;
+        a->tok = json_tokener_new_ex(TNS_PROTO_MAX_DEPTH * 4);
+        r = a->tok ? peer_from_socket(m, a->fd, &a->peer) : -ENOMEM;
+        /* Only who may change state may hand us listeners (root, the
+         * group): a listener makes a namespace. */
+        if (r >= 0 && a->peer.by_user < TNS_ACCESS_WRITE)
+                r = tns_log_full(&m->log, LOG_WARNING, EPERM, &(struct tns_log_ctx){.pid = a->peer.pid},
+                                 "Refusing a seccomp agent client of uid %u: only root and group '%s' may",
+                                 (unsigned) a->peer.uid, m->group_name);
+        if (r >= 0)
+                r = sd_event_add_io(m->event, &a->io, a->fd, EPOLLIN, on_agent_io, a);
+        if (r >= 0)
+                r = sd_event_add_time_relative(m->event, &a->timer, CLOCK_MONOTONIC, TIMENSD_AGENT_TIMEOUT_USEC, 0,
+                                               on_agent_timer, a);
+        if (r < 0) {
+                agent_conn_free(a);
+                return r;
+        }
+        (void) sd_event_source_set_description(a->io, "timensd-agent-connection");
+        (void) sd_event_source_set_description(a->timer, "timensd-agent-timer");
+        return 0;
+}
+
+static int on_agent_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct manager *m = userdata;
+
+        for (int i = 0; i < 16; i++) {
+                int cfd = accept4(m->agent_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+                if (cfd < 0)
+                        return 0;
+                if (m->n_agent_conns >= TIMENSD_MAX_AGENT_CONNECTIONS) {
+                        tns_log(&m->log, LOG_WARNING, "Seccomp agent: %d clients at once already, refusing one",
+                                TIMENSD_MAX_AGENT_CONNECTIONS);
+                        safe_close(cfd);
+                        continue;
+                }
+                (void) agent_conn_new(m, cfd);
+        }
+        return 0;
+}
+
+int agent_listen(struct manager *m, const char *path) {
+        int fd, r;
+
+        m->agent_path = strdup(path);
+        if (!m->agent_path)
+                return -ENOMEM;
+        fd = server_bind(m, path);
+        if (fd == -EADDRINUSE)
+                return tns_log_errno(&m->log, LOG_ERR, fd, "Another timensd answers on %s already", path);
+        if (fd < 0)
+                return tns_log_errno(&m->log, LOG_ERR, fd, "Failed to listen on %s: %m", path);
+        m->agent_fd = fd;
+        r = sd_event_add_io(m->event, &m->agent_src, fd, EPOLLIN, on_agent_accept, m);
+        if (r < 0)
+                return tns_log_errno(&m->log, LOG_ERR, r, "Failed to watch the seccomp agent socket: %m");
+        (void) sd_event_source_set_description(m->agent_src, "timensd-agent-socket");
+        return 0;
+}
+
+void agent_done(struct manager *m) {
+        while (m->agent_conns)
+                agent_conn_free(m->agent_conns);
+        m->agent_src = sd_event_source_disable_unref(m->agent_src);
+        if (m->agent_fd >= 0 && m->agent_path)
+                (void) unlink(m->agent_path);
+        m->agent_fd = safe_close(m->agent_fd);
+        free(m->agent_path);
+        m->agent_path = NULL;
+}
