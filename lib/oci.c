@@ -155,10 +155,9 @@ static int set_key(struct tns_oci_request *req, const char *key, size_t key_len,
         if (r == -ERANGE)
                 return fail(err, -EINVAL, "%s: '%s' is out of range", where, value);
         if (r < 0)
-                return fail(err, -EINVAL, "%s: '%s' is not %s (%s%s%s)", where, value,
-                            c == TNS_CLASS_REALTIME ? "an offset or a date" : "an offset", tns_offset_forms_relative,
-                            c == TNS_CLASS_REALTIME ? "; or a date: " : "",
-                            c == TNS_CLASS_REALTIME ? tns_offset_forms_absolute : "");
+                return fail(err, -EINVAL, "%s: '%s' is not %s (e.g. 86400, +10d, -3h30m%s)", where, value,
+                            c == TNS_CLASS_REALTIME ? "an offset or a date" : "an offset",
+                            c == TNS_CLASS_REALTIME ? ", 2030-01-01, 2030-01-01T12:00:00Z, @1893456000" : "");
         req->clocks[c] = (struct tns_clock_arg){.set = true, .spec = spec};
         return 0;
 }

@@ -298,6 +298,18 @@ static int write_results(struct call *c, const struct tns_emu_result *res) {
  * TNS_REPLY_CONTINUE to let the kernel run the call as it is. */
 #define TNS_REPLY_CONTINUE INT64_MIN
 
+/* A 32-bit call reaches us only from an OCI seccomp profile, whose rules
+ * name syscalls for every architecture at once (lib/oci-config.c): an
+ * exec runs as our own filter leaves it (untrapped), anything else gets
+ * the compat errno as our filter gives it. */
+static int64_t serve_compat(const struct seccomp_notif *req) {
+        _cleanup_free_ char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+
+        if (name && (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0))
+                return TNS_REPLY_CONTINUE;
+        return -TNS_COMPAT_ERRNO;
+}
+
 static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct call *c) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
         struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem, env_capabilities, c};
@@ -307,8 +319,10 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         uint64_t args[6];
         int r;
 
-        /* The filter sends only x86-64 calls from the table. */
-        if (req->data.arch != AUDIT_ARCH_X86_64 || !d)
+        /* Our filter sends only x86-64 calls from the table. */
+        if (req->data.arch != AUDIT_ARCH_X86_64)
+                return serve_compat(req);
+        if (!d)
                 return -ENOSYS;
         l->s->stats.per_syscall[d->id]++;
         ns = resolve_ns(l, req->pid);

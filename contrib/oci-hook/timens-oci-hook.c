@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,7 +35,36 @@
 #endif
 #define HOOK_CONNECT_TRIES 100 /* x 50 ms */
 
-static const struct tns_logger hook_log = {tns_log_stderr, (void *) "timens-oci-hook", LOG_INFO};
+static void hook_log_fn(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt,
+                        va_list ap);
+static const struct tns_logger hook_log = {hook_log_fn, (void *) "timens-oci-hook", LOG_INFO};
+
+static bool is_dev_null(int fd) {
+        struct stat st, null;
+
+        return fstat(fd, &st) == 0 && stat("/dev/null", &null) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == null.st_rdev;
+}
+
+/* runc shows a failed hook's stderr; crun sends it to /dev/null unless
+ * the annotation run.oci.hooks.stderr names a file. Then the message also
+ * goes to crun's own stderr (O_APPEND: a file there is not overwritten),
+ * so that the user sees why the container did not start. */
+static void hook_log_fn(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt,
+                        va_list ap) {
+        char path[64];
+        _cleanup_close_ int fd = -EBADF;
+        va_list copy;
+
+        va_copy(copy, ap);
+        tns_log_stderr(userdata, level, error, ctx, fmt, ap);
+        if (level <= LOG_ERR && is_dev_null(STDERR_FILENO)) {
+                snprintf(path, sizeof(path), "/proc/%d/fd/2", (int) getppid());
+                fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+                if (fd >= 0 && !is_dev_null(fd) && dup2(fd, STDERR_FILENO) >= 0)
+                        tns_log_stderr(userdata, level, error, ctx, fmt, copy);
+        }
+        va_end(copy);
+}
 
 struct hook {
         const char *socket;

@@ -1,0 +1,292 @@
+#!/usr/bin/env bats
+# Containers: runc and crun (real runtimes, a busybox-static bundle), in
+# the seccomp agent mode (linux.seccomp.listenerPath, timensd's agent
+# socket) and the hook mode (timens-oci-hook at createRuntime), with the
+# bundle edited by `timensctl oci-config`. Every clock is read inside by a
+# dynamic and a static probe, through the vDSO and the raw syscall, and
+# compared with the host's readings taken just before and after.
+
+load helpers
+load daemon-helpers
+load oci-helpers
+
+REALTIME_CLOCKS=(CLOCK_REALTIME CLOCK_REALTIME_COARSE gettimeofday time)
+MONOTONIC_CLOCKS=(CLOCK_MONOTONIC CLOCK_MONOTONIC_RAW CLOCK_MONOTONIC_COARSE)
+BOOTTIME_CLOCKS=(CLOCK_BOOTTIME)
+REAL_OFF=+1000d
+REAL_OFF_NS=$((1000 * 86400 * NSEC_PER_SEC))
+MONO_OFF=+2h
+MONO_OFF_NS=$((7200 * NSEC_PER_SEC))
+BOOT_OFF=+10d
+BOOT_OFF_NS=$((10 * 86400 * NSEC_PER_SEC))
+# What the container prints: each probe, raw syscalls and vDSO, marked.
+LISTING='echo "date $(date +%s)"; echo "uptime $(cat /proc/uptime)"; for p in clockprobe clockprobe-static; do for m in "" --vdso; do echo "== $p$m"; $p $m; done; done'
+
+setup_file() {
+        requires_root
+        requires_timensctl
+        requires_timensd
+        build_helpers clockprobe clockprobe-static
+        make -s -C "$ROOT" BUILDDIR="$BUILDDIR" "$BUILDDIR/timens-oci-hook" >&2 || fail "could not build the hook"
+        export ROOTFS="$BATS_FILE_TMPDIR/rootfs"
+        oci_build_rootfs "$ROOTFS"
+}
+
+setup() {
+        requires_root
+        start_daemon
+        OCI_DIR=$(mktemp -d "$DAEMON_DIR/oci.XXXXXX")
+        AGENT="$DAEMON_DIR/seccomp-agent.sock"
+        HOOK="$BUILDDIR/timens-oci-hook"
+}
+
+teardown() {
+        oci_cleanup
+        daemon_teardown
+}
+
+# Hook mode needs timensd's attach (seize a running process, inject the
+# filter): skip until it is there.
+requires_attach() {
+        api '{"version":1,"id":1,"op":"hello"}' | python3 -c '
+import json, sys
+sys.exit(0 if "attach" in json.load(sys.stdin)["result"].get("capabilities", []) else 1)' ||
+                skip "timensd has no attach operation yet (issue 7, the attach helper's piece): hook mode cannot run"
+}
+
+# bundle NAME [oci-config args...]: a bundle printing $LISTING.
+bundle() {
+        local b="$OCI_DIR/$1"
+        shift
+        oci_bundle "$b" "$ROOTFS" /bin/sh -c "$LISTING"
+        [ $# -eq 0 ] || tns oci-config "$b" "$@" || fail "oci-config $* failed"
+        echo "$b"
+}
+
+# run_listing RUNTIME BUNDLE ID: runs it between two host listings.
+run_listing() {
+        host_before=$("$HELPERS/clockprobe")
+        oci_run "$1" "$2" "$3"
+        host_after=$("$HELPERS/clockprobe")
+        [ "$status" -eq 0 ] || fail "$1 run failed ($status): $stderr"
+        listing=$output
+}
+
+# section MARK: one probe's listing out of $listing.
+section() {
+        awk -v m="== $1" '$0 == m { on = 1; next } /^== / { on = 0 } on' <<<"$listing"
+}
+
+check_shift() {
+        local ns=$1 off=$2 name v lo hi
+        shift 2
+        for name in "$@"; do
+                v=$(probe_ns "$name" <<<"$ns")
+                lo=$(probe_ns "$name" <<<"$host_before")
+                hi=$(probe_ns "$name" <<<"$host_after")
+                assert_within "$name shifted by $(fmt_ns "$off")" $((v - off)) "$lo" "$hi"
+        done
+}
+
+# Every probe, both ways, sees the three offsets.
+check_listing() {
+        local p ns
+        for p in clockprobe clockprobe--vdso clockprobe-static clockprobe-static--vdso; do
+                ns=$(section "$p")
+                [ -n "$ns" ] || fail "no listing of $p in: $listing"
+                check_shift "$ns" "$REAL_OFF_NS" "${REALTIME_CLOCKS[@]}" || fail "($p)"
+                check_shift "$ns" "$MONO_OFF_NS" "${MONOTONIC_CLOCKS[@]}" || fail "($p)"
+                check_shift "$ns" "$BOOT_OFF_NS" "${BOOTTIME_CLOCKS[@]}" || fail "($p)"
+        done
+        local d
+        d=$(awk '$1 == "date" { print $2 }' <<<"$listing")
+        assert_within "date +%s" $((d * NSEC_PER_SEC - REAL_OFF_NS)) \
+                $(($(probe_ns CLOCK_REALTIME <<<"$host_before") - NSEC_PER_SEC)) "$(probe_ns CLOCK_REALTIME <<<"$host_after")"
+}
+
+# /proc/uptime is shifted by the /proc helper's piece (issue 6).
+check_uptime() {
+        local up
+        up=$(awk '$1 == "uptime" { print $2 }' <<<"$listing")
+        up=${up%%.*}
+        if ((up < BOOT_OFF_NS / NSEC_PER_SEC)); then
+                skip "/proc/uptime is not shifted yet (issue 6, /proc/uptime and btime): every clock is"
+        fi
+        assert_near "/proc/uptime" $((up * NSEC_PER_SEC)) \
+                $(($(probe_ns CLOCK_BOOTTIME <<<"$host_before") + BOOT_OFF_NS)) $((2 * NSEC_PER_SEC))
+}
+
+namespaces_left() {
+        tns list --json | json_get 'len(j["namespaces"])'
+}
+
+agent_test() {
+        local rt=$1 b
+        requires_runtime "$rt"
+        b=$(bundle "a-$rt" --agent --agent-socket "$AGENT" --realtime "$REAL_OFF" --monotonic "$MONO_OFF" \
+                --boottime "$BOOT_OFF")
+        run_listing "$rt" "$b" "agent-$rt"
+        check_listing
+        # The listener hung up with the container's last process.
+        [ "$(namespaces_left)" = 0 ] || fail "namespaces left: $(tns list)"
+        grep -q "Serving container agent-$rt" "$DAEMON_DIR/log" || fail "timensd did not log the container"
+        check_uptime
+}
+
+@test "runc, agent mode: every clock inside, static and dynamic, vDSO and syscall" {
+        agent_test runc
+}
+
+@test "crun, agent mode: every clock inside, static and dynamic, vDSO and syscall" {
+        agent_test crun
+}
+
+hook_test() {
+        local rt=$1 b
+        requires_runtime "$rt"
+        requires_attach
+        b=$(bundle "h-$rt" --hook-path "$HOOK" --realtime "$REAL_OFF" --monotonic "$MONO_OFF" --boottime "$BOOT_OFF")
+        run_listing "$rt" "$b" "hook-$rt"
+        check_listing
+        check_uptime
+}
+
+@test "runc, hook mode: every clock inside, static and dynamic, vDSO and syscall" {
+        hook_test runc
+}
+
+@test "crun, hook mode: every clock inside, static and dynamic, vDSO and syscall" {
+        hook_test crun
+}
+
+@test "hook mode: linux.timeOffsets is honoured (the runtimes here ignore it)" {
+        requires_runtime runc
+        requires_attach
+        local b
+        b=$(bundle h-to --hook-path "$HOOK" --realtime "$REAL_OFF")
+        oci_config_set "$b" "c['linux']['timeOffsets'] = {'monotonic': {'secs': 7200, 'nanosecs': 0}, 'boottime': {'secs': 864000}}"
+        run_listing runc "$b" hook-to
+        check_listing
+}
+
+# A malformed annotation stops the container before its program runs, with
+# a message naming the annotation, through the runtime's own error.
+malformed_test() {
+        local rt=$1 b
+        requires_runtime "$rt"
+        b=$(bundle "bad-$rt" --hook-path "$HOOK")
+        oci_config_set "$b" "c['annotations']['org.timens.realtime'] = 'next tuesday'"
+        oci_run "$rt" "$b" "bad-$rt"
+        [ "$status" -ne 0 ] || fail "$rt started the container: $output"
+        [[ "$stderr" == *"annotation org.timens.realtime: 'next tuesday' is not an offset or a date"* ]] ||
+                fail "no clear message from $rt: $stderr"
+        [[ "$output" != *"== clockprobe"* ]] || fail "the container's program ran: $output"
+}
+
+@test "runc, hook mode: a malformed annotation fails the start with a clear message" {
+        malformed_test runc
+}
+
+@test "crun, hook mode: a malformed annotation fails the start with a clear message" {
+        malformed_test crun
+}
+
+@test "agent mode: a malformed listenerMetadata keeps the program from running; timensd says why" {
+        requires_runtime runc
+        local b
+        b=$(bundle bad-md --agent --agent-socket "$AGENT")
+        oci_config_set "$b" "c['linux']['seccomp']['listenerMetadata'] = 'realtime=soon'"
+        oci_run runc "$b" bad-md
+        [ "$status" -ne 0 ] || fail "runc started the container: $output"
+        [[ "$output" != *"== clockprobe"* ]] || fail "the container's program ran: $output"
+        grep -q "container bad-md: listenerMetadata: 'soon' is not an offset or a date" "$DAEMON_DIR/log" ||
+                fail "timensd's log does not say why: $(cat "$DAEMON_DIR/log")"
+}
+
+@test "agent mode: no agent listening, the runtime refuses to start the container" {
+        requires_runtime runc
+        local b
+        b=$(bundle noagent --agent --agent-socket "$DAEMON_DIR/nobody.sock")
+        oci_run runc "$b" noagent
+        [ "$status" -ne 0 ] || fail "runc started the container: $output"
+}
+
+# A container that stays: `runc exec` into it, then kill and delete.
+@test "runc, agent mode: runc exec sees the container's clocks; kill and delete leave no namespace" {
+        requires_runtime runc
+        local b t
+        b="$OCI_DIR/x"
+        oci_bundle "$b" "$ROOTFS" /bin/sleep 60
+        tns oci-config "$b" --agent --agent-socket "$AGENT" --realtime "$REAL_OFF" --boottime "$BOOT_OFF"
+        runc_ run --detach --bundle "$b" x </dev/null >/dev/null 2>&1 || fail "runc run -d failed"
+        [ "$(tns list --json | json_get 'j["namespaces"][0]["name"]')" = x ] || fail "no namespace x: $(tns list)"
+        host_before=$("$HELPERS/clockprobe")
+        run -0 runc_ exec x /bin/clockprobe-static --vdso
+        host_after=$("$HELPERS/clockprobe")
+        check_shift "$output" "$REAL_OFF_NS" "${REALTIME_CLOCKS[@]}"
+        check_shift "$output" "$BOOT_OFF_NS" "${BOOTTIME_CLOCKS[@]}"
+        # The exec's listener joined the container's namespace.
+        [ "$(namespaces_left)" = 1 ] || fail "one namespace expected: $(tns list)"
+        runc_ kill x KILL
+        runc_ delete --force x
+        for ((t = 0; t < 100; t++)); do
+                [ "$(namespaces_left)" = 0 ] && return 0
+                sleep 0.05
+        done
+        fail "a namespace is left after runc delete: $(tns list)"
+}
+
+@test "oci-config: hook mode edits in place, keeps the rest, is idempotent" {
+        local b
+        b="$OCI_DIR/cfg"
+        oci_bundle "$b" "$ROOTFS" /bin/true
+        oci_config_set "$b" "c['annotations'] = {'keep.me': 'yes'}; c['hooks'] = {'createRuntime': [{'path': '/bin/other'}]}"
+        run -0 tns oci-config "$b" --realtime 2030-01-01T00:00:00Z --boottime +1d --name web --hook-path /x/hook
+        run -0 tns oci-config "$b" --realtime 2030-01-01T00:00:00Z --boottime +1d --name web --hook-path /x/hook
+        run -0 python3 - "$b/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+hooks = c["hooks"]["createRuntime"]
+assert [h["path"] for h in hooks] == ["/bin/other", "/x/hook"], hooks
+a = c["annotations"]
+assert a["keep.me"] == "yes" and a["org.timens.realtime"] == "2030-01-01T00:00:00Z", a
+assert a["org.timens.boottime"] == "+1d" and a["org.timens.name"] == "web", a
+assert c["process"]["args"] == ["/bin/true"], c["process"]
+PY
+}
+
+@test "oci-config: agent mode, rules from the syscall table, idempotent, the bundle's own rules kept" {
+        local b
+        b="$OCI_DIR/cfg"
+        oci_bundle "$b" "$ROOTFS" /bin/true
+        oci_config_set "$b" "c['linux']['seccomp'] = {'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'names': ['mount'], 'action': 'SCMP_ACT_ERRNO'}]}"
+        run -0 tns oci-config "$b" --agent --agent-socket /x/agent.sock --monotonic 86400
+        run -0 tns oci-config "$b" --agent --agent-socket /x/agent.sock --monotonic 86400
+        run -0 tns oci-config --print-seccomp-profile --agent-socket /x/agent.sock --monotonic 86400
+        run -0 python3 - "$b/config.json" "$output" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["linux"]["seccomp"]
+p = json.loads(sys.argv[2])
+assert s["listenerPath"] == "/x/agent.sock" and s["listenerMetadata"] == "monotonic=86400", s
+assert s["syscalls"][0] == {"names": ["mount"], "action": "SCMP_ACT_ERRNO"}, s["syscalls"][0]
+assert s["syscalls"][1:] == p["syscalls"], "the bundle's rules are not the profile's"
+names = {n for r in p["syscalls"] if r["action"] == "SCMP_ACT_NOTIFY" for n in r["names"]}
+assert {"clock_gettime", "gettimeofday", "time", "clock_settime", "execve", "unshare"} <= names, names
+PY
+}
+
+@test "oci-config: a bad offset or bundle is refused with a clear message, the file untouched" {
+        local b sum
+        b="$OCI_DIR/cfg"
+        oci_bundle "$b" "$ROOTFS" /bin/true
+        sum=$(md5sum <"$b/config.json")
+        run -1 tns oci-config "$b" --realtime 'next tuesday'
+        [[ "$output" == *"Invalid --realtime 'next tuesday'"* ]] || fail "unclear: $output"
+        run -1 tns oci-config "$b" --monotonic -1000000d
+        [[ "$output" == *"--monotonic '-1000000d'"* ]] || fail "unclear: $output"
+        run -1 tns oci-config "$b" --name 1234
+        [[ "$output" == *"Invalid --name '1234'"* ]] || fail "unclear: $output"
+        run -1 tns oci-config "$OCI_DIR/none"
+        [[ "$output" == *"$OCI_DIR/none/config.json"* ]] || fail "unclear: $output"
+        [ "$(md5sum <"$b/config.json")" = "$sum" ] || fail "config.json changed"
+}
