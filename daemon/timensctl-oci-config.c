@@ -121,7 +121,8 @@ static int print_profile(const struct oci_args *a) {
         r = tns_oci_seccomp_profile(a->agent_socket, md, &p);
         if (r < 0)
                 return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to make the profile: %m");
-        puts(json_object_to_json_string_ext(p, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+        puts(json_object_to_json_string_ext(p, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                       JSON_C_TO_STRING_NOSLASHESCAPE));
         return 0;
 }
 
@@ -130,7 +131,8 @@ static int print_profile(const struct oci_args *a) {
 static int write_config(const char *path, json_object *config) {
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -EBADF;
-        const char *text = json_object_to_json_string_ext(config, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+        const char *text = json_object_to_json_string_ext(config, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
         struct stat st;
         size_t len = strlen(text);
         int r = 0;

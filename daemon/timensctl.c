@@ -61,8 +61,7 @@ struct verb {
 static const struct verb verbs[] = {
         {"run", verb_run},     {"create", verb_create}, {"destroy", verb_destroy}, {"set", verb_set},
         {"show", verb_show},   {"list", verb_list},     {"export", verb_export},   {"import", verb_import},
-        {"stats", verb_stats}, {"wait", verb_wait},     {"attach", verb_attach},
-        {"oci-config", verb_oci_config},
+        {"stats", verb_stats}, {"wait", verb_wait},     {"attach", verb_attach},   {"oci-config", verb_oci_config},
 };
 
 /* Global options before the command; '+' stops at the command's name. */

@@ -130,8 +130,8 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
         }
         r = agent_namespace(m, &req, &ns);
         if (r < 0) {
-                tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Refusing the seccomp listener of container %s: %s%m",
-                             st.id, r == -ERANGE ? "an offset is out of the kernel's range: " : "namespace: ");
+                tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Refusing the seccomp listener of container %s: %s%m", st.id,
+                             r == -ERANGE ? "an offset is out of the kernel's range: " : "namespace: ");
                 goto out;
         }
         fd = TAKE_FD(a->fds[st.seccomp_fd_index]);
@@ -142,8 +142,8 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                 goto out;
         }
         m->generation++;
-        tns_log_full(&m->log, LOG_INFO, 0, &ctx, "Serving container %s (namespace %" PRIu64 ") through the seccomp agent",
-                     st.id, ns->id);
+        tns_log_full(&m->log, LOG_INFO, 0, &ctx,
+                     "Serving container %s (namespace %" PRIu64 ") through the seccomp agent", st.id, ns->id);
 out:
         tns_oci_state_done(&st);
 }
@@ -174,7 +174,8 @@ static int agent_read(struct agent_conn *a) {
         } control;
         char buf[4096];
         struct iovec iov = {buf, sizeof(buf)};
-        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
+        struct msghdr mh = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
         _cleanup_json_ json_object *msg = NULL;
         enum json_tokener_error e;
         ssize_t n;

@@ -217,7 +217,7 @@ static int merge_agent(json_object *seccomp, const char *listener_path, const ch
                 if ((r = arr_add(kept, json_object_get(json_object_array_get_idx(ours, i)))) < 0)
                         return r;
         r = obj_add(seccomp, "syscalls", TAKE_PTR(kept));
-        if (r >= 0)
+        if (r >= 0 && !metadata)
                 json_object_object_del(seccomp, "listenerMetadata");
         return r < 0 ? r : set_listener(seccomp, listener_path, metadata);
 }

@@ -133,8 +133,8 @@ static int class_from_name(const char *s, size_t n) {
 }
 
 /* One KEY=VALUE of either source; where names it in messages. */
-static int set_key(struct tns_oci_request *req, const char *key, size_t key_len, const char *value,
-                   const char *where, char *err) {
+static int set_key(struct tns_oci_request *req, const char *key, size_t key_len, const char *value, const char *where,
+                   char *err) {
         int c = class_from_name(key, key_len);
         struct tns_offset_spec spec;
         int r;
@@ -256,7 +256,8 @@ int tns_oci_time_offsets(json_object *config, int64_t ret[TNS_CLASS_MAX], unsign
 
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 ret[c] = 0;
-        if (!linux_ || !json_object_object_get_ex(linux_, "timeOffsets", &to) || json_object_is_type(to, json_type_null)) {
+        if (!linux_ || !json_object_object_get_ex(linux_, "timeOffsets", &to) ||
+            json_object_is_type(to, json_type_null)) {
                 *ret_mask = 0;
                 return 0;
         }

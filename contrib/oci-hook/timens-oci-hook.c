@@ -42,7 +42,8 @@ static const struct tns_logger hook_log = {hook_log_fn, (void *) "timens-oci-hoo
 static bool is_dev_null(int fd) {
         struct stat st, null;
 
-        return fstat(fd, &st) == 0 && stat("/dev/null", &null) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == null.st_rdev;
+        return fstat(fd, &st) == 0 && stat("/dev/null", &null) == 0 && S_ISCHR(st.st_mode) &&
+               st.st_rdev == null.st_rdev;
 }
 
 /* runc shows a failed hook's stderr; crun sends it to /dev/null unless
@@ -158,9 +159,9 @@ static int read_request(struct hook *h) {
         if (r < 0)
                 return tns_log_errno(&hook_log, LOG_ERR, r, "Container %s: %s", h->st.id, err);
         if (!h->req.name[0])
-                return tns_log_errno(&hook_log, LOG_ERR, EINVAL,
-                                     "Container id '%s' is not a namespace name: set annotation " TNS_OCI_ANNOTATION_NAME,
-                                     h->st.id);
+                return tns_log_errno(
+                        &hook_log, LOG_ERR, EINVAL,
+                        "Container id '%s' is not a namespace name: set annotation " TNS_OCI_ANNOTATION_NAME, h->st.id);
         return 0;
 }
 

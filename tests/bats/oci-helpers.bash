@@ -75,6 +75,7 @@ runc_() {
 
 # crun in a private mount namespace without cgroup2's hybrid mount.
 crun_() {
+        # shellcheck disable=SC2016 # expanded by that sh
         timeout -k 5 "$OCI_TIMEOUT" unshare -m --propagation private sh -c \
                 'umount /sys/fs/cgroup/unified 2>/dev/null; exec crun --root "$0" "$@"' "$OCI_DIR/crun-root" "$@"
 }

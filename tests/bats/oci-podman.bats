@@ -5,6 +5,7 @@
 # org.timens.* annotations, and the seccomp agent profile of
 # `timensctl oci-config --print-seccomp-profile`.
 
+# shellcheck disable=SC2154,SC2153,SC2030,SC2031,SC2016 # run sets output/status/stderr; sh -c scripts
 load helpers
 load daemon-helpers
 load oci-helpers

@@ -6,6 +6,7 @@
 # dynamic and a static probe, through the vDSO and the raw syscall, and
 # compared with the host's readings taken just before and after.
 
+# shellcheck disable=SC2154,SC2153,SC2030,SC2031,SC2016 # run sets output/status/stderr; sh -c scripts
 load helpers
 load daemon-helpers
 load oci-helpers

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* lib/oci.c and lib/oci-config.c: states as runc and crun send them,
+ * annotations, listenerMetadata, linux.timeOffsets, config.json edits. */
+#include <string.h>
+
+#include "clocks.h"
+#include "oci.h"
+#include "test.h"
+
+/* runc 1.1.5's agent message (compact) and crun's hook state (pretty). */
+static const char runc_agent[] =
+        "{\"ociVersion\":\"1.0.2-dev\",\"fds\":[\"seccompFd\"],\"pid\":4242,\"metadata\":\"realtime=+1d\","
+        "\"state\":{\"ociVersion\":\"1.0.2-dev\",\"id\":\"web\",\"status\":\"creating\",\"pid\":4242,"
+        "\"bundle\":\"/b\",\"annotations\":{\"org.timens.boottime\":\"+2h\"}}}";
+static const char crun_state[] = "{\n  \"ociVersion\": \"0.2.0\",\n  \"id\": \"db\",\n  \"status\": \"created\",\n"
+                                 "  \"pid\": 77,\n  \"bundle\": \"/x\"\n}\n";
+
+TEST(agent_message) {
+        struct tns_oci_state st;
+        struct tns_oci_request req = {};
+        char err[TNS_OCI_ERR_MAX];
+
+        ASSERT_EQ(tns_oci_state_parse(runc_agent, strlen(runc_agent), &st, err), 0);
+        EXPECT_EQ(st.agent, true);
+        EXPECT_EQ(st.seccomp_fd_index, 0);
+        EXPECT_EQ(st.pid, 4242);
+        EXPECT_EQ(strcmp(st.id, "web"), 0);
+        EXPECT_EQ(strcmp(st.metadata, "realtime=+1d"), 0);
+        ASSERT_EQ(tns_oci_metadata_parse(st.metadata, &req, err), 0);
+        ASSERT_EQ(tns_oci_annotations_parse(st.annotations, &req, err), 0);
+        EXPECT_EQ(req.clocks[TNS_CLASS_REALTIME].spec.ns, 86400LL * 1000000000);
+        EXPECT_EQ(req.clocks[TNS_CLASS_BOOTTIME].spec.ns, 7200LL * 1000000000);
+        EXPECT_EQ(req.clocks[TNS_CLASS_MONOTONIC].set, false);
+        tns_oci_state_done(&st);
+}
+
+TEST(hook_state) {
+        struct tns_oci_state st;
+        char err[TNS_OCI_ERR_MAX], name[TNS_NS_NAME_MAX + 1];
+
+        ASSERT_EQ(tns_oci_state_parse(crun_state, strlen(crun_state), &st, err), 0);
+        EXPECT_EQ(st.agent, false);
+        EXPECT_EQ(st.pid, 77);
+        EXPECT_EQ(strcmp(st.bundle, "/x"), 0);
+        EXPECT_EQ(tns_oci_has_annotations(st.annotations), false);
+        tns_oci_default_name(st.id, name);
+        EXPECT_EQ(strcmp(name, "db"), 0);
+        tns_oci_default_name("1234", name);
+        EXPECT_EQ(name[0], '\0');
+        tns_oci_state_done(&st);
+}
+
+TEST(bad_states) {
+        static const char *const bad[] = {
+                "", "[]", "{", "{\"pid\":1}", "{\"id\":\"\"}", "{\"id\":\"a\",\"pid\":-1}", "{\"id\":\"a\",\"pid\":\"1\"}",
+        };
+        struct tns_oci_state st;
+        char err[TNS_OCI_ERR_MAX];
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                err[0] = '\0';
+                EXPECT_EQ(tns_oci_state_parse(bad[i], strlen(bad[i]), &st, err), -EINVAL);
+                EXPECT_NE(err[0], '\0');
+                tns_oci_state_done(&st);
+        }
+}
+
+TEST(metadata_errors) {
+        static const char *const bad[] = {
+                "realtime", "realtime=soon", "monotonic=2030-01-01", "uptime=+1d", "name=1234", "boottime=1,boottime=2",
+        };
+        char err[TNS_OCI_ERR_MAX];
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct tns_oci_request req = {};
+
+                EXPECT_EQ(tns_oci_metadata_parse(bad[i], &req, err), -EINVAL);
+        }
+}
+
+TEST(annotations) {
+        json_object *a = json_tokener_parse("{\"org.timens.realtime\":\"2030-01-01T00:00:00Z\",\"org.timens.name\":"
+                                            "\"n1\",\"other\":\"x\"}");
+        json_object *typo = json_tokener_parse("{\"org.timens.realtim\":\"+1d\"}");
+        struct tns_oci_request req = {};
+        char err[TNS_OCI_ERR_MAX];
+
+        ASSERT_EQ(tns_oci_annotations_parse(a, &req, err), 0);
+        EXPECT_EQ(req.clocks[TNS_CLASS_REALTIME].spec.kind, TNS_OFFSET_ABSOLUTE);
+        EXPECT_EQ(req.clocks[TNS_CLASS_REALTIME].spec.ns, 1893456000LL * 1000000000);
+        EXPECT_EQ(strcmp(req.name, "n1"), 0);
+        EXPECT_EQ(tns_oci_annotations_parse(typo, &req, err), -EINVAL);
+        EXPECT_NE(strstr(err, "unknown key 'realtim'"), NULL);
+        json_object_put(a);
+        json_object_put(typo);
+}
+
+TEST(time_offsets) {
+        json_object *c = json_tokener_parse(
+                "{\"linux\":{\"timeOffsets\":{\"monotonic\":{\"secs\":5,\"nanosecs\":7},\"boottime\":{\"secs\":-3}}}}");
+        json_object *bad = json_tokener_parse("{\"linux\":{\"timeOffsets\":{\"realtime\":{\"secs\":5}}}}");
+        int64_t v[TNS_CLASS_MAX];
+        unsigned mask;
+        char err[TNS_OCI_ERR_MAX];
+
+        ASSERT_EQ(tns_oci_time_offsets(c, v, &mask, err), 0);
+        EXPECT_EQ(mask, (1U << TNS_CLASS_MONOTONIC) | (1U << TNS_CLASS_BOOTTIME));
+        EXPECT_EQ(v[TNS_CLASS_MONOTONIC], 5000000007LL);
+        EXPECT_EQ(v[TNS_CLASS_BOOTTIME], -3000000000LL);
+        EXPECT_EQ(tns_oci_time_offsets(bad, v, &mask, err), -EINVAL);
+        json_object_put(c);
+        json_object_put(bad);
+}
+
+/* Running the edit twice gives the file of running it once. */
+TEST(config_idempotent) {
+        json_object *c = json_tokener_parse("{\"process\":{\"args\":[\"sh\"]}}");
+        const char *text[TNS_CLASS_MAX] = {[TNS_CLASS_REALTIME] = "+1d"};
+        char err[TNS_OCI_ERR_MAX], *once;
+
+        ASSERT_EQ(tns_oci_config_add_hook(c, "/h", text, NULL, err), 0);
+        ASSERT_EQ(tns_oci_config_add_agent(c, "/s", "realtime=+1d", err), 0);
+        once = strdup(json_object_to_json_string(c));
+        ASSERT_EQ(tns_oci_config_add_hook(c, "/h", text, NULL, err), 0);
+        ASSERT_EQ(tns_oci_config_add_agent(c, "/s", "realtime=+1d", err), 0);
+        EXPECT_EQ(strcmp(once, json_object_to_json_string(c)), 0);
+        EXPECT_EQ(tns_oci_config_add_agent(c, "/other", NULL, err), -EEXIST);
+        free(once);
+        json_object_put(c);
+}
