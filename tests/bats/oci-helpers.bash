@@ -97,7 +97,17 @@ oci_cleanup() {
         done
 }
 
-# The value (seconds, integer part) of line NAME of clockprobe's listing.
-probe_sec() {
-        echo $(($(probe_ns "$1") / NSEC_PER_SEC))
+namespaces_left() {
+        tns list --json | json_get 'len(j["namespaces"])'
+}
+
+# wait_namespaces N: timensd serves a listener once it has read the
+# runtime's message, which the runtime does not wait for: poll (bounded).
+wait_namespaces() {
+        local t
+        for ((t = 0; t < 100; t++)); do
+                [ "$(namespaces_left)" = "$1" ] && return 0
+                sleep 0.05
+        done
+        fail "$1 namespaces expected: $(tns list)"
 }

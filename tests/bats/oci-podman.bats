@@ -141,7 +141,7 @@ profile_test() {
         run -0 --separate-stderr podman_ "$1" --security-opt "seccomp=$DAEMON_DIR/profile.json" localhost/timens-bb \
                 /bin/sh -c "$INSIDE"
         check_inside
-        [ "$(tns list --json | json_get 'len(j["namespaces"])')" = 0 ] || fail "namespaces left: $(tns list)"
+        wait_namespaces 0
 }
 
 @test "podman + runc, seccomp agent profile: the clocks of listenerMetadata" {
