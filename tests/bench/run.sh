@@ -235,3 +235,6 @@ echo "  - Total time: $((SECONDS - start)) s."
 # timensd's control API (hello, live set, RSS per namespace): a section of
 # its own, with a timensd of its own.
 "$(dirname "$0")/api.sh" "$builddir"
+
+# Container start time with runc and crun, with and without timens.
+"$(dirname "$0")/oci.sh" "$builddir"
