@@ -60,13 +60,15 @@ static void agent_conn_free(struct agent_conn *a) {
 /* Created with the container (ORIGIN_RUN: gone with its last process),
  * or joined when a namespace of that name is there already (containers
  * sharing org.timens.name, or a namespace made with `timensctl create`). */
-static int agent_namespace(struct manager *m, const struct tns_oci_request *req, struct tns_ns **ret) {
+static int agent_namespace(struct manager *m, const struct tns_oci_request *req, struct tns_ns **ret,
+                           bool *ret_created) {
         int64_t v[TNS_CLASS_MAX] = {};
         struct timespec now;
         struct tns_ns *ns;
         int64_t host;
         int r;
 
+        *ret_created = false;
         ns = req->name[0] ? tns_registry_find(m->registry, req->name) : NULL;
         if (ns) {
                 *ret = ns;
@@ -85,8 +87,9 @@ static int agent_namespace(struct manager *m, const struct tns_oci_request *req,
                 if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_offset_check(c, v[c], &now) < 0)
                         return -ERANGE;
         }
-        return tns_registry_create(m->registry, req->name[0] ? req->name : NULL, v, TNS_ORIGIN_RUN, TNS_GRANT_NONE,
-                                   ret);
+        r = tns_registry_create(m->registry, req->name[0] ? req->name : NULL, v, TNS_ORIGIN_RUN, TNS_GRANT_NONE, ret);
+        *ret_created = r >= 0;
+        return r;
 }
 
 static int agent_request(const struct tns_oci_state *st, struct tns_oci_request *ret, char *err) {
@@ -111,6 +114,7 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
         const char *text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
         struct tns_log_ctx ctx = {.pid = a->peer.pid};
         struct tns_ns *ns;
+        bool created;
         int fd, r;
 
         r = tns_oci_state_parse(text, strlen(text), &st, err);
@@ -128,7 +132,7 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                              st.id ?: "(no id)", err);
                 goto out;
         }
-        r = agent_namespace(m, &req, &ns);
+        r = agent_namespace(m, &req, &ns, &created);
         if (r < 0) {
                 tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Refusing the seccomp listener of container %s: %s%m", st.id,
                              r == -ERANGE ? "an offset is out of the kernel's range: " : "namespace: ");
@@ -136,9 +140,13 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
         }
         fd = TAKE_FD(a->fds[st.seccomp_fd_index]);
         r = tns_registry_adopt(m->registry, ns, fd, st.pid);
+        if (r < 0 && created)
+                (void) tns_registry_destroy(m->registry, ns, true);
         if (r < 0) {
-                tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Failed to serve the seccomp listener of container %s: %m",
-                             st.id);
+                tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Failed to serve the seccomp listener of container %s: %s",
+                             st.id,
+                             r == -ENOTTY || r == -EBADF ? "the fd named \"seccompFd\" is not a seccomp listener"
+                                                         : strerror(-r));
                 goto out;
         }
         m->generation++;

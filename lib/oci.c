@@ -60,7 +60,8 @@ static int read_pid(json_object *o, const char *where, pid_t *ret, char *err) {
         if (!json_object_is_type(v, json_type_int))
                 return fail(err, -EINVAL, "%s.pid is not an integer", where);
         pid = json_object_get_int64(v);
-        if (pid <= 0 || pid > INT32_MAX)
+        /* crun's message for `crun exec` says "pid": 0: as if absent. */
+        if (pid < 0 || pid > INT32_MAX)
                 return fail(err, -EINVAL, "%s.pid %lld is not a process id", where, (long long) pid);
         *ret = (pid_t) pid;
         return 0;

@@ -218,26 +218,79 @@ malformed_test() {
         [ "$status" -ne 0 ] || fail "runc started the container: $output"
 }
 
-# A container that stays: `runc exec` into it, then kill and delete.
-@test "runc, agent mode: runc exec sees the container's clocks; kill and delete leave no namespace" {
-        requires_runtime runc
-        local b
-        b="$OCI_DIR/x"
+# A container that stays: `RUNTIME exec` into it, then kill and delete.
+exec_test() {
+        local rt=$1 b
+        requires_runtime "$rt"
+        b="$OCI_DIR/x-$rt"
         oci_bundle "$b" "$ROOTFS" /bin/sleep 60
         tns oci-config "$b" --agent --agent-socket "$AGENT" --realtime "$REAL_OFF" --boottime "$BOOT_OFF"
-        runc_ run --detach --bundle "$b" x </dev/null >/dev/null 2>&1 || fail "runc run -d failed"
+        "${rt}_" run --detach --bundle "$b" "x-$rt" </dev/null >/dev/null 2>&1 || fail "$rt run -d failed"
         wait_namespaces 1
-        [ "$(tns list --json | json_get 'j["namespaces"][0]["name"]')" = x ] || fail "no namespace x: $(tns list)"
+        [ "$(tns list --json | json_get 'j["namespaces"][0]["name"]')" = "x-$rt" ] || fail "no namespace: $(tns list)"
         host_before=$("$HELPERS/clockprobe")
-        run -0 runc_ exec x /bin/clockprobe-static --vdso
+        run -0 "${rt}_" exec "x-$rt" /bin/clockprobe-static --vdso
         host_after=$("$HELPERS/clockprobe")
         check_shift "$output" "$REAL_OFF_NS" "${REALTIME_CLOCKS[@]}"
         check_shift "$output" "$BOOT_OFF_NS" "${BOOTTIME_CLOCKS[@]}"
         # The exec's listener joined the container's namespace.
         [ "$(namespaces_left)" = 1 ] || fail "one namespace expected: $(tns list)"
-        runc_ kill x KILL
-        runc_ delete --force x
+        "${rt}_" kill "x-$rt" KILL
+        "${rt}_" delete --force "x-$rt"
         wait_namespaces 0
+}
+
+@test "runc, agent mode: runc exec sees the container's clocks; kill and delete leave no namespace" {
+        exec_test runc
+}
+
+@test "crun, agent mode: crun exec sees the container's clocks; kill and delete leave no namespace" {
+        exec_test crun
+}
+
+# agent_send [--as-nobody] PAYLOAD [FD-FILE]: one client of the agent
+# socket, as a runtime is (the payload and, if given, an fd with it).
+agent_send() {
+        local pre=(python3)
+        if [ "$1" = --as-nobody ]; then
+                # The system's python: a user's pyenv is not nobody's.
+                pre=("${NOBODY[@]}" /usr/bin/python3)
+                shift
+        fi
+        "${pre[@]}" - "$AGENT" "$@" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+fds = [os.open(sys.argv[3], os.O_RDONLY)] if len(sys.argv) > 3 else []
+socket.send_fds(s, [sys.argv[2].encode()], fds)
+s.shutdown(socket.SHUT_WR)
+s.recv(1)
+PY
+}
+
+@test "agent socket: garbage, a missing fd, a non-listener fd and strangers are refused; timensd serves on" {
+        requires_runtime runc
+        requires_setpriv
+        local b
+        agent_send 'not json at all'
+        agent_send '{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1,"state":{"id":"nofd","pid":1}}'
+        agent_send '{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1,"state":{"id":"notalistener","pid":1}}' /dev/null
+        agent_send '{"ociVersion":"1.0.2","fds":[],"state":{"id":"nofds"}}'
+        chmod 755 "$DAEMON_DIR"
+        agent_send --as-nobody '{"state":{"id":"stranger"}}' || true
+        grep -q "A seccomp agent message is not JSON" "$DAEMON_DIR/log" || fail "no log of the garbage"
+        grep -q "container nofd: \"seccompFd\" is fd 0 of the message, which brought 0" "$DAEMON_DIR/log" ||
+                fail "no log of the missing fd"
+        grep -q "container notalistener: the fd named \"seccompFd\" is not a seccomp listener" "$DAEMON_DIR/log" ||
+                fail "no log of the bad fd"
+        grep -q "container nofds: the message names no" "$DAEMON_DIR/log" || fail "no log of fds []"
+        grep -q "Refusing a seccomp agent client of uid 65534" "$DAEMON_DIR/log" || fail "no log of the stranger"
+        [ "$(namespaces_left)" = 0 ] || fail "a refused message left a namespace: $(tns list)"
+        b=$(bundle after --agent --agent-socket "$AGENT" --realtime "$REAL_OFF" --monotonic "$MONO_OFF" \
+                --boottime "$BOOT_OFF")
+        run_listing runc "$b" after
+        check_listing
 }
 
 @test "oci-config: hook mode edits in place, keeps the rest, is idempotent" {

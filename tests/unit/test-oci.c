@@ -50,6 +50,17 @@ TEST(hook_state) {
         tns_oci_state_done(&st);
 }
 
+TEST(crun_exec_pid_zero) {
+        static const char msg[] = "{\"ociVersion\":\"0.2.0\",\"fds\":[\"seccompFd\"],\"pid\":0,"
+                                  "\"state\":{\"id\":\"x\",\"pid\":123}}";
+        struct tns_oci_state st;
+        char err[TNS_OCI_ERR_MAX];
+
+        ASSERT_EQ(tns_oci_state_parse(msg, strlen(msg), &st, err), 0);
+        EXPECT_EQ(st.pid, 123);
+        tns_oci_state_done(&st);
+}
+
 TEST(bad_states) {
         static const char *const bad[] = {
                 "", "[]", "{", "{\"pid\":1}", "{\"id\":\"\"}", "{\"id\":\"a\",\"pid\":-1}", "{\"id\":\"a\",\"pid\":\"1\"}",
