@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdint.h>
@@ -48,38 +49,82 @@ static int new_ctx(scmp_filter_ctx *ret) {
         return 0;
 }
 
+#define COND(a, c, m, v) ((struct tns_filter_cond){.arg = (a), .cmp = (c), .mask = (m), .datum = (v)})
+#define RULE1(d, c0) ((struct tns_filter_rule){(d), 1, {c0}})
+#define RULE2(d, c0, c1) ((struct tns_filter_rule){(d), 2, {c0, c1}})
+
 /* One rule per allowed value of arg0: libseccomp ORs rules of one syscall.
  * An int argument is compared on its low 32 bits only, as the kernel
  * reads it: garbage in the upper half must not slip past the filter. */
 static int clock_rules(const struct tns_syscall_desc *d, bool settable_only, tns_filter_rule_fn fn, void *userdata) {
         for (unsigned i = 0; i < tns_n_virtual_clocks; i++) {
                 clockid_t c = tns_virtual_clocks[i];
-                struct tns_filter_rule rule = {d, TNS_RULE_MASKED_EQ, UINT32_MAX, (uint64_t) c};
                 int r;
 
                 if (settable_only && !tns_clock_settable(c))
                         continue;
-                r = fn(&rule, userdata);
+                r = fn(&RULE1(d, COND(0, TNS_RULE_MASKED_EQ, UINT32_MAX, (uint64_t) c)), userdata);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
+/* Absolute waits only (lib/wait-convert.h): relative sleeps and waits
+ * without a timeout run in the kernel without a round trip. */
+static const clockid_t wait_clocks[] = {CLOCK_REALTIME,       CLOCK_MONOTONIC,      CLOCK_BOOTTIME,
+                                        CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM, CLOCK_TAI};
+/* The futex ops with an absolute timeout (futex_init_timeout()); the
+ * private and clock flags are the only bits the op may have besides. */
+static const int futex_abs_cmds[] = {FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI, FUTEX_LOCK_PI, 13 /* LOCK_PI2 */};
+#define ABSTIME_BIT 1 /* TIMER_ABSTIME, TFD_TIMER_ABSTIME */
+#define FUTEX_CMD_MASK32 (UINT32_MAX & ~(uint64_t) (FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME))
+
+static int wait_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, void *userdata) {
+        const struct tns_filter_cond abs = COND(1, TNS_RULE_MASKED_EQ, ABSTIME_BIT, ABSTIME_BIT);
+        unsigned a = (unsigned) d->trap_value;
+        int r = 0;
+
+        switch (d->trap) {
+        case TNS_TRAP_ABS_SLEEP:
+                for (size_t i = 0; i < ELEMENTSOF(wait_clocks) && r >= 0; i++)
+                        r = fn(&RULE2(d, COND(0, TNS_RULE_MASKED_EQ, UINT32_MAX, (uint64_t) wait_clocks[i]), abs),
+                               userdata);
+                return r;
+        case TNS_TRAP_ARG1_ABSTIME:
+                return fn(&RULE1(d, abs), userdata);
+        case TNS_TRAP_FUTEX_ABS:
+                for (size_t i = 0; i < ELEMENTSOF(futex_abs_cmds) && r >= 0; i++)
+                        r = fn(&RULE2(d, COND(1, TNS_RULE_MASKED_EQ, FUTEX_CMD_MASK32, (uint64_t) futex_abs_cmds[i]),
+                                      COND(3, TNS_RULE_NE, 0, 0)),
+                               userdata);
+                return r;
+        case TNS_TRAP_TIMEOUT_CLOCK:
+                for (clockid_t c = CLOCK_REALTIME; c <= CLOCK_MONOTONIC && r >= 0; c++)
+                        r = fn(&RULE2(d, COND(a, TNS_RULE_NE, 0, 0),
+                                      COND(a + 1, TNS_RULE_MASKED_EQ, UINT32_MAX, (uint64_t) c)),
+                               userdata);
+                return r;
+        default:
+                return -EINVAL;
+        }
+}
+
 static int native_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, void *userdata) {
         switch (d->trap) {
         case TNS_TRAP_ALWAYS:
-                return fn(&(struct tns_filter_rule){d, TNS_RULE_ALWAYS, 0, 0}, userdata);
+                return fn(&(struct tns_filter_rule){d, 0, {}}, userdata);
         case TNS_TRAP_ARG0_VIRTUAL_CLOCK:
                 return clock_rules(d, false, fn, userdata);
         case TNS_TRAP_ARG0_SETTABLE_CLOCK:
                 return clock_rules(d, true, fn, userdata);
         case TNS_TRAP_ARG0_EQ:
-                return fn(&(struct tns_filter_rule){d, TNS_RULE_EQ, UINT64_MAX, d->trap_value}, userdata);
+                return fn(&RULE1(d, COND(0, TNS_RULE_EQ, UINT64_MAX, d->trap_value)), userdata);
         case TNS_TRAP_ARG0_EQ32:
-                return fn(&(struct tns_filter_rule){d, TNS_RULE_MASKED_EQ, UINT32_MAX, d->trap_value}, userdata);
+                return fn(&RULE1(d, COND(0, TNS_RULE_MASKED_EQ, UINT32_MAX, d->trap_value)), userdata);
+        default:
+                return wait_rules(d, fn, userdata);
         }
-        return -EINVAL;
 }
 
 int tns_filter_rules_foreach(unsigned flags, tns_filter_rule_fn fn, void *userdata) {
@@ -95,19 +140,26 @@ int tns_filter_rules_foreach(unsigned flags, tns_filter_rule_fn fn, void *userda
         return 0;
 }
 
+static struct scmp_arg_cmp scmp_cond(const struct tns_filter_cond *c) {
+        switch (c->cmp) {
+        case TNS_RULE_EQ:
+                return SCMP_CMP(c->arg, SCMP_CMP_EQ, c->datum);
+        case TNS_RULE_NE:
+                return SCMP_CMP(c->arg, SCMP_CMP_NE, c->datum);
+        default:
+                return SCMP_CMP(c->arg, SCMP_CMP_MASKED_EQ, c->mask, c->datum);
+        }
+}
+
 static int add_native_rule(const struct tns_filter_rule *rule, void *userdata) {
+        struct scmp_arg_cmp cmps[TNS_RULE_MAX_CONDS];
         scmp_filter_ctx ctx = userdata;
 
-        switch (rule->cmp) {
-        case TNS_RULE_ALWAYS:
-                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, rule->d->nr, 0);
-        case TNS_RULE_EQ:
-                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, rule->d->nr, 1, SCMP_A0(SCMP_CMP_EQ, rule->datum));
-        case TNS_RULE_MASKED_EQ:
-                return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, rule->d->nr, 1,
-                                        SCMP_A0(SCMP_CMP_MASKED_EQ, rule->mask, rule->datum));
-        }
-        return -EINVAL;
+        if (rule->n_conds > TNS_RULE_MAX_CONDS)
+                return -EINVAL;
+        for (unsigned i = 0; i < rule->n_conds; i++)
+                cmps[i] = scmp_cond(&rule->conds[i]);
+        return seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, rule->d->nr, rule->n_conds, cmps);
 }
 
 static int build_native(unsigned flags, scmp_filter_ctx *ret) {

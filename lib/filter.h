@@ -25,19 +25,28 @@ int tns_filter_build_flags(unsigned flags, struct tns_filter *ret);
 void tns_filter_done(struct tns_filter *f);
 
 /* One rule of the native filter, as the table and the clock list make it:
- * syscall d notifies the supervisor always, or when its arg0 == datum
- * (EQ) or (arg0 & mask) == datum (MASKED_EQ). The BPF builder and the OCI
- * seccomp profile (lib/oci-seccomp.c) both take their rules from here. */
+ * syscall d notifies the supervisor when all its conditions hold (none:
+ * always). A condition compares argument `arg`: == datum (EQ), (arg &
+ * mask) == datum (MASKED_EQ), != datum (NE). The BPF builder and the OCI
+ * seccomp profile (lib/oci-config.c) both take their rules from here. */
 enum tns_rule_cmp {
-        TNS_RULE_ALWAYS,
         TNS_RULE_EQ,
         TNS_RULE_MASKED_EQ,
+        TNS_RULE_NE,
 };
+
+struct tns_filter_cond {
+        unsigned arg;
+        enum tns_rule_cmp cmp;
+        uint64_t mask, datum;
+};
+
+#define TNS_RULE_MAX_CONDS 2
 
 struct tns_filter_rule {
         const struct tns_syscall_desc *d;
-        enum tns_rule_cmp cmp;
-        uint64_t mask, datum;
+        unsigned n_conds;
+        struct tns_filter_cond conds[TNS_RULE_MAX_CONDS];
 };
 
 typedef int (*tns_filter_rule_fn)(const struct tns_filter_rule *rule, void *userdata);

@@ -50,17 +50,18 @@ static json_object *names_array(const char *name) {
         return a;
 }
 
-/* {"index":0,"value":V,"valueTwo":V2,"op":OP}: for MASKED_EQ the value is
+/* {"index":N,"value":V,"valueTwo":V2,"op":OP}: for MASKED_EQ the value is
  * the mask and valueTwo the datum, as runc and crun hand them to
  * libseccomp's SCMP_CMP_MASKED_EQ. */
-static json_object *arg_condition(const struct tns_filter_rule *rule) {
+static json_object *arg_condition(const struct tns_filter_cond *cond) {
         _cleanup_json_ json_object *c = json_object_new_object();
-        bool eq = rule->cmp == TNS_RULE_EQ;
+        bool masked = cond->cmp == TNS_RULE_MASKED_EQ;
+        const char *op = masked ? "SCMP_CMP_MASKED_EQ" : cond->cmp == TNS_RULE_NE ? "SCMP_CMP_NE" : "SCMP_CMP_EQ";
 
-        if (!c || obj_add(c, "index", json_object_new_int(0)) < 0 ||
-            obj_add(c, "value", json_object_new_uint64(eq ? rule->datum : rule->mask)) < 0 ||
-            obj_add(c, "valueTwo", json_object_new_uint64(eq ? 0 : rule->datum)) < 0 ||
-            obj_add(c, "op", json_object_new_string(eq ? "SCMP_CMP_EQ" : "SCMP_CMP_MASKED_EQ")) < 0)
+        if (!c || obj_add(c, "index", json_object_new_int((int) cond->arg)) < 0 ||
+            obj_add(c, "value", json_object_new_uint64(masked ? cond->mask : cond->datum)) < 0 ||
+            obj_add(c, "valueTwo", json_object_new_uint64(masked ? cond->datum : 0)) < 0 ||
+            obj_add(c, "op", json_object_new_string(op)) < 0)
                 return NULL;
         return TAKE_PTR(c);
 }
@@ -75,11 +76,11 @@ static int add_rule(const struct tns_filter_rule *rule, void *userdata) {
         r = obj_add(e, "names", names_array(rule->d->name));
         if (r >= 0)
                 r = obj_add(e, "action", json_object_new_string("SCMP_ACT_NOTIFY"));
-        if (r >= 0 && rule->cmp != TNS_RULE_ALWAYS) {
+        if (r >= 0 && rule->n_conds > 0) {
                 args = json_object_new_array();
                 r = obj_add(e, "args", args);
-                if (r >= 0)
-                        r = arr_add(args, arg_condition(rule));
+                for (unsigned i = 0; r >= 0 && i < rule->n_conds; i++)
+                        r = arr_add(args, arg_condition(&rule->conds[i]));
         }
         return r < 0 ? r : arr_add(userdata, TAKE_PTR(e));
 }

@@ -375,10 +375,11 @@ static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, v
                 else if (r > 0)
                         on_stop(t, status);
         }
+        supervisor_wait_on_sigchld(s);
         return 0;
 }
 
-static int ensure_sigchld(struct tns_supervisor *s) {
+int supervisor_ensure_sigchld(struct tns_supervisor *s) {
         int r;
 
         if (s->sigchld)
@@ -432,7 +433,7 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         struct tns_proc_status st;
         int r;
 
-        if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || ensure_sigchld(s) < 0)
+        if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
         r = thread_group_of(req->pid, &st.tgid);
         if (r < 0)

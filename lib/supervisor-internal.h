@@ -51,6 +51,41 @@ struct exec_trace {
         struct exec_trace *next;
 };
 
+/* A converted absolute wait (lib/supervisor-wait.c): the calling thread,
+ * held under ptrace from the notification to the end of its syscall, with
+ * its deadline converted into a slot of its wait page. This list is the
+ * whole of the engine's in-flight state for waits. */
+enum wait_phase {
+        WAIT_INTERRUPT, /* replied -ERESTARTNOINTR; waiting for its interrupt stop */
+        WAIT_ENTRY, /* resumed; waiting for the entry stop of the restarted call */
+        WAIT_RUNNING, /* its argument points at our slot; waiting for its exit stop */
+};
+
+struct wait_trace {
+        struct tns_supervisor *s;
+        enum wait_phase phase;
+        pid_t tid, tgid;
+        int nr; /* the syscall */
+        uint64_t args[6]; /* as the program passed them */
+        unsigned arg; /* the argument we point at the slot */
+        int target_fd; /* our wait memfd in the target, to map; -EBADF: none */
+        uint64_t page; /* its wait page, 0 until known */
+        unsigned slot; /* index in the page */
+        unsigned char data[32]; /* the converted deadline */
+        size_t len;
+        struct wait_trace *next;
+};
+
+/* A hard cap on waits held at once, and the slots of one process's page. */
+#define TNS_MAX_WAITS_IN_FLIGHT 4096
+#define TNS_WAIT_PAGE_SIZE (16 * 4096)
+#define TNS_WAIT_SLOT_SIZE 32
+#define TNS_WAIT_SLOTS (TNS_WAIT_PAGE_SIZE / TNS_WAIT_SLOT_SIZE)
+
+/* Returns the syscall's result (value or -errno) for the reply, or
+ * TNS_REPLY_CONTINUE to let the kernel run the call as it is. */
+#define TNS_REPLY_CONTINUE INT64_MIN
+
 /* A hard cap on execs held at once (each holds a traced thread). */
 #define TNS_MAX_EXECS_IN_FLIGHT 1024
 
@@ -67,6 +102,9 @@ struct tns_supervisor {
         struct tns_vdso_host *vdso; /* NULL: no vDSO injection */
         struct exec_trace *execs;
         unsigned n_execs;
+        struct wait_trace *waits;
+        unsigned n_waits;
+        int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
         sd_event_source *sigchld;
         struct tns_registry *registry; /* supervisor-registry.c; NULL if unused */
         tns_supervisor_idle_fn idle_fn;
@@ -90,6 +128,18 @@ int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, 
  * vDSO, whose fallback syscall must then run unchanged (the image adds the
  * offset itself). */
 bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req);
+
+/* The one SIGCHLD source of the engine (ptrace stops of exec and wait
+ * traces): supervisor-exec.c owns it and calls supervisor_wait_on_sigchld. */
+int supervisor_ensure_sigchld(struct tns_supervisor *s);
+
+/* supervisor-wait.c: absolute waits. The reply for a call of a wait
+ * syscall (TNS_REPLY_CONTINUE, -ERESTARTNOINTR with the caller held, or
+ * the result of a call run on its behalf). */
+int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+                        const struct tns_syscall_desc *d);
+void supervisor_wait_on_sigchld(struct tns_supervisor *s);
+void supervisor_wait_done(struct tns_supervisor *s);
 
 /* supervisor-registry.c: a listener of ns hung up. Called by
  * listener_free() before it drops its reference on ns. */

@@ -294,10 +294,6 @@ static int write_results(struct call *c, const struct tns_emu_result *res) {
         return 0;
 }
 
-/* Returns the syscall's result (value or -errno) for the reply, or
- * TNS_REPLY_CONTINUE to let the kernel run the call as it is. */
-#define TNS_REPLY_CONTINUE INT64_MIN
-
 /* A 32-bit call reaches us only from an OCI seccomp profile, whose rules
  * name syscalls for every architecture at once (lib/oci-config.c): an
  * exec runs as our own filter leaves it (untrapped), anything else gets
@@ -307,6 +303,11 @@ static int64_t serve_compat(const struct seccomp_notif *req) {
 
         if (name && (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0))
                 return TNS_REPLY_CONTINUE;
+        /* A 32-bit program's waits run unconverted, as our own filter
+         * leaves them: its futexes are its locks. */
+        for (size_t i = 0; name && i < _TNS_SYS_MAX; i++)
+                if (tns_syscalls[i].wait && strcmp(name, tns_syscalls[i].name) == 0)
+                        return TNS_REPLY_CONTINUE;
         return -TNS_COMPAT_ERRNO;
 }
 
@@ -334,6 +335,8 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
                 (void) supervisor_exec_begin(l, req, ns);
                 return TNS_REPLY_CONTINUE;
         }
+        if (d->wait)
+                return supervisor_wait(l, req, ns, d);
         if ((d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME) &&
             supervisor_is_vdso_fallback(l, req)) {
                 l->s->stats.vdso_fallbacks++;
@@ -496,6 +499,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
         if (r < 0)
                 return r;
         s->event = sd_event_ref(event);
+        s->wait_memfd = -EBADF;
         if (log)
                 s->log = *log;
         setup_vdso(s);
@@ -506,6 +510,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         if (!s)
                 return NULL;
+        supervisor_wait_done(s);
         supervisor_exec_done(s);
         while (s->listeners)
                 listener_free(s->listeners);

@@ -33,6 +33,8 @@ struct tns_supervisor_stats {
         uint64_t vdso_injected; /* execs that got our vDSO */
         uint64_t vdso_failed; /* execs that fell back to the syscall path */
         uint64_t vdso_fallbacks; /* kernel vDSO fallback syscalls let through */
+        uint64_t waits_converted; /* absolute waits run with a converted deadline */
+        uint64_t waits_unconverted; /* absolute waits that could not be held (a debugger...) */
 };
 
 /* Hard caps on what containers can make the supervisor allocate. */

@@ -96,6 +96,39 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                 {.id = TNS_SYS_EXECVE, .name = "execve", .nr = SYS_execve, .trap = TNS_TRAP_ALWAYS, .vdso = true},
         [TNS_SYS_EXECVEAT] =
                 {.id = TNS_SYS_EXECVEAT, .name = "execveat", .nr = SYS_execveat, .trap = TNS_TRAP_ALWAYS, .vdso = true},
+        /* Absolute waits, converted by lib/supervisor-wait.c. Relative
+         * ones and waits without a timeout never reach the supervisor. No
+         * i386 names: a 32-bit program's waits run unconverted rather than
+         * fail (its futexes are its locks). */
+        [TNS_SYS_CLOCK_NANOSLEEP] = {.id = TNS_SYS_CLOCK_NANOSLEEP,
+                                     .name = "clock_nanosleep",
+                                     .nr = SYS_clock_nanosleep,
+                                     .trap = TNS_TRAP_ABS_SLEEP,
+                                     .wait = true},
+        [TNS_SYS_TIMER_SETTIME] = {.id = TNS_SYS_TIMER_SETTIME,
+                                   .name = "timer_settime",
+                                   .nr = SYS_timer_settime,
+                                   .trap = TNS_TRAP_ARG1_ABSTIME,
+                                   .wait = true},
+        [TNS_SYS_TIMERFD_SETTIME] = {.id = TNS_SYS_TIMERFD_SETTIME,
+                                     .name = "timerfd_settime",
+                                     .nr = SYS_timerfd_settime,
+                                     .trap = TNS_TRAP_ARG1_ABSTIME,
+                                     .wait = true},
+        [TNS_SYS_FUTEX] =
+                {.id = TNS_SYS_FUTEX, .name = "futex", .nr = SYS_futex, .trap = TNS_TRAP_FUTEX_ABS, .wait = true},
+        [TNS_SYS_FUTEX_WAITV] = {.id = TNS_SYS_FUTEX_WAITV,
+                                 .name = "futex_waitv",
+                                 .nr = 449, /* __NR_futex_waitv, newer than Debian 12's headers */
+                                 .trap = TNS_TRAP_TIMEOUT_CLOCK,
+                                 .trap_value = 3,
+                                 .wait = true},
+        [TNS_SYS_FUTEX_WAIT] = {.id = TNS_SYS_FUTEX_WAIT,
+                                .name = "futex_wait",
+                                .nr = 455, /* __NR_futex_wait (Linux 6.7) */
+                                .trap = TNS_TRAP_TIMEOUT_CLOCK,
+                                .trap_value = 4,
+                                .wait = true},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

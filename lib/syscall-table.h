@@ -18,6 +18,12 @@ enum tns_sys {
         TNS_SYS_UNSHARE,
         TNS_SYS_EXECVE,
         TNS_SYS_EXECVEAT,
+        TNS_SYS_CLOCK_NANOSLEEP,
+        TNS_SYS_TIMER_SETTIME,
+        TNS_SYS_TIMERFD_SETTIME,
+        TNS_SYS_FUTEX,
+        TNS_SYS_FUTEX_WAITV,
+        TNS_SYS_FUTEX_WAIT,
         _TNS_SYS_MAX,
 };
 
@@ -31,6 +37,11 @@ enum tns_trap {
         TNS_TRAP_ARG0_SETTABLE_CLOCK, /* arg0 is a clock id clock_settime may set here */
         TNS_TRAP_ARG0_EQ, /* arg0 == trap_value (all 64 bits) */
         TNS_TRAP_ARG0_EQ32, /* (u32) arg0 == trap_value: an int argument */
+        /* Absolute waits (lib/wait-convert.h says which): */
+        TNS_TRAP_ABS_SLEEP, /* arg0 a clock a sleep shifts, arg1 & TIMER_ABSTIME */
+        TNS_TRAP_ARG1_ABSTIME, /* arg1 & TIMER_ABSTIME (the timer's clock is not an argument) */
+        TNS_TRAP_FUTEX_ABS, /* an op with an absolute timeout, and a timeout */
+        TNS_TRAP_TIMEOUT_CLOCK, /* arg[trap_value] != 0, arg[trap_value + 1] MONOTONIC or REALTIME */
 };
 
 #define TNS_MAX_COMPAT_NAMES 3
@@ -49,6 +60,8 @@ struct tns_syscall_desc {
         /* Trapped only to inject our vDSO: left out of the filter with
          * TNS_FILTER_NO_VDSO. */
         bool vdso;
+        /* An absolute wait: served by lib/supervisor-wait.c. */
+        bool wait;
 };
 
 extern const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX];

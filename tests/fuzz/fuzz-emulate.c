@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "emulate.h"
+#include "time-util.h"
+#include "wait-convert.h"
 
 #define MEM_BASE 0x1000
 #define MEM_SIZE 512
@@ -61,6 +63,35 @@ static int f_caps(void *u, uint64_t *ret) {
         return 0;
 }
 
+/* The pure part of absolute waits (lib/wait-convert.c): any call the
+ * classifier accepts names an argument and a class; a converted deadline
+ * is valid for the kernel, armed if the input was, and not before the
+ * namespace deadline minus the offset; the /proc parsers take any text. */
+static void fuzz_waits(enum tns_sys sys, const uint64_t args[6], const int64_t offset[TNS_CLASS_MAX]) {
+        struct tns_wait_spec spec;
+        struct itimerspec its, out;
+        char text[MEM_SIZE + 1];
+        clockid_t c;
+
+        if (tns_wait_classify(sys, args, &spec) == 0 && (spec.arg > 5 || spec.clock_class >= TNS_CLASS_MAX ||
+                                                         (spec.clock_class < 0 && spec.kind != TNS_WAIT_ITIMERSPEC)))
+                abort();
+        memcpy(&its, in->mem, sizeof(its));
+        for (int k = 0; k < TNS_CLASS_MAX; k++) {
+                if (tns_wait_its_to_host(&its, offset[k], &out) < 0)
+                        continue;
+                if (!tns_ts_valid(&out.it_value) || !tns_ts_valid(&out.it_interval) ||
+                    memcmp(&out.it_interval, &its.it_interval, sizeof(its.it_interval)) != 0)
+                        abort();
+                if ((its.it_value.tv_sec || its.it_value.tv_nsec) != (out.it_value.tv_sec || out.it_value.tv_nsec))
+                        abort();
+        }
+        memcpy(text, in->mem, MEM_SIZE);
+        text[MEM_SIZE] = 0;
+        (void) tns_parse_proc_timers(text, (int) args[0], &c);
+        (void) tns_parse_timerfd_fdinfo(text, &c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         static const struct tns_emu_env env = {f_clock, f_adj, f_tz, f_read, f_caps, NULL};
         struct input buf = {};
@@ -79,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (int i = 0; i < 6; i++)
                 if (buf.args[i] & 1)
                         buf.args[i] = MEM_BASE + (buf.args[i] >> 1) % (MEM_SIZE + 16);
-        sys = (enum tns_sys) (buf.sys % (_TNS_SYS_MAX + 1));
+        sys = (enum tns_sys)(buf.sys % (_TNS_SYS_MAX + 1));
+        fuzz_waits(sys, buf.args, buf.offset);
         r = tns_emulate(sys, buf.args, &st, &env, &res);
         if (r < 0) {
                 if (r < -4095)

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Absolute waits: clock_nanosleep(TIMER_ABSTIME), timer_settime and
+ * timerfd_settime with an absolute time, futex, futex_waitv and futex_wait
+ * with absolute timeouts. The kernel must wait for the host's deadline, and
+ * nothing of the program's memory may change (DESIGN.md). Two ways:
+ *
+ * timerfd_settime runs here, on the target's own timer (pidfd_getfd), with
+ * the converted value; the results (old_value) are the kernel's, relative.
+ *
+ * Everything else must run in the calling thread (a private futex is keyed
+ * by its mm, a POSIX timer belongs to its process, a sleep must be
+ * interrupted by its signals exactly as the kernel does). So the thread
+ * runs the call itself with one argument register pointing at our copy of
+ * the deadline, converted, in a slot of its "wait page" (a private,
+ * read-only mapping of our memfd, written through /proc/PID/mem):
+ *
+ *  1. notification: seize the thread, queue PTRACE_INTERRUPT, reply
+ *     -ERESTARTNOINTR. The seccomp wait is killable only
+ *     (WAIT_KILLABLE_RECV), so the interrupt waits for the reply; the
+ *     reply leaves the syscall with -ERESTARTNOINTR, and the pending
+ *     interrupt makes it enter the signal path, where it stops for us.
+ *  2. interrupt stop: the kernel has not yet restarted the call (the
+ *     restart comes after get_signal(), arch/x86/kernel/signal.c). Map the
+ *     wait page if the process has none; resume with PTRACE_SYSCALL.
+ *  3. entry stop of the restarted call: write the slot, point the argument
+ *     at it, resume with PTRACE_SYSCALL. The filter sends the call again;
+ *     supervisor_wait() recognises our slot and lets it run.
+ *  4. exit stop: put the program's pointer back, detach.
+ *
+ * The kernel runs the wait itself: its signals, EINTR, ERESTARTNOHAND
+ * (clock_nanosleep restarts through the filter, converted again) and
+ * restart_block (futex restarts with the host deadline it stored) are the
+ * kernel's. A signal that arrives before step 3 is delivered on detach, and
+ * the call restarts after its handler (ERESTARTNOINTR), as if it had come
+ * just before the call. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "proc-util.h"
+#include "supervisor-internal.h"
+#include "util.h"
+#include "wait-convert.h"
+
+#define ERESTARTNOINTR 513 /* include/linux/errno.h: never seen by programs */
+#define WAIT_PAGE_NAME "/memfd:timens-wait"
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#define PROC_TEXT_MAX (256 * 1024)
+
+static uint64_t *reg(struct user_regs_struct *regs, unsigned arg) {
+        switch (arg) {
+        case 0:
+                return (uint64_t *) &regs->rdi;
+        case 1:
+                return (uint64_t *) &regs->rsi;
+        case 2:
+                return (uint64_t *) &regs->rdx;
+        case 3:
+                return (uint64_t *) &regs->r10;
+        case 4:
+                return (uint64_t *) &regs->r8;
+        default:
+                return (uint64_t *) &regs->r9;
+        }
+}
+
+static void wait_free(struct wait_trace *w) {
+        struct tns_supervisor *s = w->s;
+
+        for (struct wait_trace **p = &s->waits; *p; p = &(*p)->next)
+                if (*p == w) {
+                        *p = w->next;
+                        break;
+                }
+        s->n_waits--;
+        free(w);
+}
+
+static struct wait_trace *wait_find(struct tns_supervisor *s, pid_t tid) {
+        for (struct wait_trace *w = s->waits; w; w = w->next)
+                if (w->tid == tid)
+                        return w;
+        return NULL;
+}
+
+static void log_wait(struct tns_supervisor *s, pid_t tid, int nr, int level, int error, const char *what) {
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(nr);
+
+        tns_log_full(&s->log, level, error, &(struct tns_log_ctx){.pid = tid, .syscall = d ? d->name : NULL}, "%s: %m",
+                     what);
+}
+
+/* Target memory, trusted only if the notification is still valid after
+ * the read (the pid may have been reused). */
+static int read_target(struct listener *l, const struct seccomp_notif *req, uint64_t addr, void *buf, size_t len) {
+        struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
+        ssize_t n = process_vm_readv(req->pid, &local, 1, &remote, 1, 0);
+
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        return n == (ssize_t) len ? 0 : -EFAULT;
+}
+
+static int read_text(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        size_t n = 0;
+
+        if (fd < 0)
+                return negative_errno();
+        while (n < size - 1) {
+                ssize_t k = read(fd, buf + n, size - 1 - n);
+
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        buf[n] = 0;
+        return 0;
+}
+
+/* The clock of the caller's POSIX timer: not an argument, so from
+ * /proc/PID/timers (the caller's thread group's timers). */
+static int timer_clock(pid_t tid, int id, clockid_t *ret) {
+        _cleanup_free_ char *buf = malloc(PROC_TEXT_MAX);
+        char path[64];
+        int r;
+
+        if (!buf)
+                return -ENOMEM;
+        snprintf(path, sizeof(path), "/proc/%d/timers", tid);
+        r = read_text(path, buf, PROC_TEXT_MAX);
+        return r < 0 ? r : tns_parse_proc_timers(buf, id, ret);
+}
+
+static int fd_timer_clock(int fd, clockid_t *ret) {
+        char path[64], buf[1024];
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        r = read_text(path, buf, sizeof(buf));
+        return r < 0 ? r : tns_parse_timerfd_fdinfo(buf, ret);
+}
+
+/* The caller's fd, in our fd table. A thread pidfd first: a thread may
+ * have a file table of its own. */
+static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd) {
+        _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
+        int r;
+
+        if (pidfd < 0)
+                pidfd = (int) syscall(SYS_pidfd_open, req->pid, 0);
+        if (pidfd < 0)
+                return negative_errno();
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        r = (int) syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+        return r < 0 ? negative_errno() : r;
+}
+
+/* timerfd_settime(fd, flags, new, old) on the target's own timer, with
+ * the converted value: the timer, its expirations and its old value are
+ * the kernel's (do_timerfd_settime, fs/timerfd.c). Anything we cannot
+ * convert goes to the kernel unchanged for its own errno. */
+static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+                                 const struct itimerspec *in) {
+        _cleanup_close_ int fd = -EBADF;
+        struct itimerspec conv, old;
+        int flags = (int) req->data.args[1], c;
+        clockid_t clock;
+        int64_t off;
+
+        if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
+                return TNS_REPLY_CONTINUE;
+        fd = target_fd(l, req, (int) req->data.args[0]);
+        if (fd == -ESRCH)
+                return -ESRCH;
+        if (fd < 0 || fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
+                return TNS_REPLY_CONTINUE; /* EBADF, EINVAL: the kernel's */
+        off = tns_ns_offset(ns, c);
+        if (off == 0 || tns_wait_its_to_host(in, off, &conv) < 0)
+                return TNS_REPLY_CONTINUE;
+        if (timerfd_settime(fd, flags, &conv, &old) < 0)
+                return negative_errno();
+        l->s->stats.waits_converted++;
+        if (req->data.args[3] != 0) {
+                struct iovec local = {&old, sizeof(old)},
+                             remote = {(void *) (uintptr_t) req->data.args[3], sizeof(old)};
+
+                if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                        return -ESRCH;
+                if (process_vm_writev(req->pid, &local, 1, &remote, 1, 0) != sizeof(old))
+                        return -EFAULT; /* set, then EFAULT: as the kernel's copy_to_user */
+        }
+        return 0;
+}
+
+static int wait_memfd(struct tns_supervisor *s) {
+        int fd;
+
+        if (s->wait_memfd >= 0)
+                return s->wait_memfd;
+        fd = memfd_create("timens-wait", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0)
+                return negative_errno();
+        /* Zeros, never written: every process gets private copies. */
+        if (ftruncate(fd, TNS_WAIT_PAGE_SIZE) < 0 ||
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+                int r = negative_errno();
+
+                close(fd);
+                return r;
+        }
+        s->wait_memfd = fd;
+        return fd;
+}
+
+static int add_wait_memfd(struct listener *l, const struct seccomp_notif *req) {
+        struct seccomp_notif_addfd addfd = {.id = req->id, .newfd_flags = O_CLOEXEC};
+        int r = wait_memfd(l->s);
+
+        if (r < 0)
+                return r;
+        addfd.srcfd = (uint32_t) r;
+        r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
+        return r < 0 ? negative_errno() : r;
+}
+
+/* The lowest slot no other held wait of the process uses. */
+static int slot_alloc(struct tns_supervisor *s, pid_t tgid) {
+        static const unsigned words = TNS_WAIT_SLOTS / 64;
+        uint64_t used[TNS_WAIT_SLOTS / 64] = {};
+
+        for (struct wait_trace *w = s->waits; w; w = w->next)
+                if (w->tgid == tgid)
+                        used[w->slot / 64] |= UINT64_C(1) << (w->slot % 64);
+        for (unsigned i = 0; i < words; i++)
+                if (~used[i])
+                        return (int) (i * 64 + (unsigned) __builtin_ctzll(~used[i]));
+        return -ENOSPC;
+}
+
+/* Step 1: hold the caller. Returns -ERESTARTNOINTR for the reply. */
+static int64_t hold(struct listener *l, const struct seccomp_notif *req, const struct tns_wait_spec *spec,
+                    const void *data, size_t len, uint64_t page) {
+        struct tns_supervisor *s = l->s;
+        _cleanup_free_ struct wait_trace *w = NULL;
+        struct tns_proc_status st;
+        int r;
+
+        if (s->n_waits >= TNS_MAX_WAITS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
+                return -EBUSY;
+        r = tns_proc_status(req->pid, &st);
+        if (r < 0)
+                return r;
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        r = slot_alloc(s, st.tgid);
+        if (r < 0)
+                return r;
+        w->slot = (unsigned) r;
+        if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACESYSGOOD) < 0)
+                return negative_errno(); /* a debugger holds it */
+        w->target_fd = -EBADF;
+        r = page == 0 ? add_wait_memfd(l, req) : 0;
+        if (r >= 0 && page == 0)
+                w->target_fd = r;
+        if (r >= 0)
+                r = ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0 ? negative_errno() : 0;
+        if (r < 0) {
+                (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);
+                return r;
+        }
+        w->s = s;
+        w->phase = WAIT_INTERRUPT;
+        w->tid = req->pid;
+        w->tgid = st.tgid;
+        w->nr = req->data.nr;
+        memcpy(w->args, req->data.args, sizeof(w->args));
+        w->arg = spec->arg;
+        w->page = page;
+        memcpy(w->data, data, len);
+        w->len = len;
+        w->next = s->waits;
+        s->waits = TAKE_PTR(w);
+        s->n_waits++;
+        return -ERESTARTNOINTR;
+}
+
+int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+                        const struct tns_syscall_desc *d) {
+        struct wait_trace *w = wait_find(l->s, req->pid);
+        struct tns_wait_spec spec;
+        union {
+                struct timespec ts;
+                struct itimerspec its;
+        } in, out;
+        uint64_t page = 0, ptr, args[6];
+        size_t len;
+        clockid_t clock;
+        int64_t off, r;
+        int c;
+
+        for (unsigned i = 0; i < 6; i++)
+                args[i] = req->data.args[i];
+        if (tns_wait_classify(d->id, args, &spec) < 0)
+                return TNS_REPLY_CONTINUE;
+        ptr = req->data.args[spec.arg];
+        /* Step 3's call, pointing at our slot: let it run. */
+        if (w && w->phase == WAIT_RUNNING && w->page && ptr == w->page + w->slot * TNS_WAIT_SLOT_SIZE)
+                return TNS_REPLY_CONTINUE;
+        /* A slot of ours the engine does not know (the supervisor was
+         * restarted while the call was held): already converted. */
+        if (!spec.via_fd && tns_proc_find_mapping(req->pid, WAIT_PAGE_NAME, 0, &page, NULL) == 0 && ptr >= page &&
+            ptr < page + TNS_WAIT_PAGE_SIZE)
+                return TNS_REPLY_CONTINUE;
+        if (w)
+                return TNS_REPLY_CONTINUE; /* cannot happen: the thread is in our hands */
+        c = spec.clock_class;
+        if (c < 0 && !spec.via_fd) {
+                if (timer_clock(req->pid, (int) req->data.args[0], &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
+                        return TNS_REPLY_CONTINUE; /* no such timer, a CPU clock: the kernel's */
+        }
+        if (c >= 0 && tns_ns_offset(ns, c) == 0)
+                return TNS_REPLY_CONTINUE;
+        len = spec.kind == TNS_WAIT_TIMESPEC ? sizeof(in.ts) : sizeof(in.its);
+        r = read_target(l, req, ptr, &in, len);
+        if (r == -ESRCH)
+                return r;
+        if (r < 0)
+                return TNS_REPLY_CONTINUE; /* the kernel's EFAULT */
+        if (spec.via_fd)
+                return timerfd_on_behalf(l, req, ns, &in.its);
+        off = tns_ns_offset(ns, c);
+        r = spec.kind == TNS_WAIT_TIMESPEC ? tns_wait_ts_to_host(&in.ts, off, &out.ts)
+                                           : tns_wait_its_to_host(&in.its, off, &out.its);
+        if (r < 0)
+                return TNS_REPLY_CONTINUE; /* the kernel's EINVAL */
+        r = hold(l, req, &spec, &out, len, page);
+        if (r == -ERESTARTNOINTR)
+                return r;
+        if (r == -ESRCH)
+                return r;
+        /* Held by a debugger, out of slots: the call runs unconverted. */
+        l->s->stats.waits_unconverted++;
+        log_wait(l->s, req->pid, req->data.nr, LOG_WARNING, (int) r,
+                 "Failed to hold an absolute wait for conversion, it waits for the unconverted deadline");
+        return TNS_REPLY_CONTINUE;
+}
+
+/* Leaves the thread to itself: the program's pointer back if we changed
+ * it, and a signal from a signal-delivery stop delivered. */
+static void release(struct wait_trace *w, struct user_regs_struct *regs, int sig) {
+        if (regs && ptrace(PTRACE_SETREGS, w->tid, 0, regs) < 0)
+                log_wait(w->s, w->tid, w->nr, LOG_WARNING, negative_errno(), "Failed to restore registers");
+        (void) ptrace(PTRACE_DETACH, w->tid, 0, sig);
+        wait_free(w);
+}
+
+/* Maps the wait page in the stopped thread (through its own `syscall`
+ * instruction, just before its ip) and closes the fd we gave it. */
+static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
+        const uint64_t map[6] = {0, TNS_WAIT_PAGE_SIZE, PROT_READ, MAP_PRIVATE, (uint64_t) w->target_fd, 0};
+        const uint64_t cls[6] = {(uint64_t) w->target_fd};
+        struct tns_held_signals held = {};
+        int64_t x = 0;
+        int r;
+
+        r = tns_ptrace_syscall(w->tid, regs, regs->rip - 2, SYS_mmap, map, &held, &x);
+        (void) tns_ptrace_syscall(w->tid, regs, regs->rip - 2, SYS_close, cls, &held, &(int64_t){0});
+        if (ptrace(PTRACE_SETREGS, w->tid, 0, regs) < 0 && r >= 0)
+                r = negative_errno();
+        /* Signals that came meanwhile: sent again, they interrupt nothing
+         * yet (the call restarts after their handlers). */
+        for (unsigned i = 0; i < held.n; i++)
+                (void) syscall(SYS_tgkill, w->tgid, w->tid, held.sig[i]);
+        if (r < 0)
+                return r;
+        if (x < 0 && x > -4096)
+                return (int) x;
+        w->page = (uint64_t) x;
+        w->target_fd = -EBADF;
+        return 0;
+}
+
+static int write_slot(struct wait_trace *w) {
+        char path[64];
+        _cleanup_close_ int fd = -EBADF;
+
+        snprintf(path, sizeof(path), "/proc/%d/mem", w->tid);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        /* FOLL_FORCE: a private copy of the read-only page. */
+        if (pwrite(fd, w->data, w->len, (off_t) (w->page + w->slot * TNS_WAIT_SLOT_SIZE)) != (ssize_t) w->len)
+                return -EIO;
+        return 0;
+}
+
+static bool same_call(const struct wait_trace *w, const struct user_regs_struct *regs) {
+        struct user_regs_struct r = *regs;
+
+        if ((int64_t) r.orig_rax != w->nr)
+                return false;
+        for (unsigned i = 0; i < 6; i++)
+                if (*reg(&r, i) != w->args[i])
+                        return false;
+        return true;
+}
+
+static void on_interrupt_stop(struct wait_trace *w) {
+        struct user_regs_struct regs;
+        int r;
+
+        /* Our reply stands: the call will be restarted. */
+        if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0 || (int64_t) regs.rax != -ERESTARTNOINTR ||
+            (int64_t) regs.orig_rax != w->nr)
+                return release(w, NULL, 0);
+        if (w->target_fd >= 0) {
+                r = map_page(w, &regs);
+                if (r < 0) {
+                        log_wait(w->s, w->tid, w->nr, LOG_WARNING, r, "Failed to map the wait page");
+                        return release(w, NULL, 0); /* restarts, and is sent again */
+                }
+        }
+        if (ptrace(PTRACE_SYSCALL, w->tid, 0, 0) < 0)
+                return release(w, NULL, 0);
+        w->phase = WAIT_ENTRY;
+}
+
+static void on_entry_stop(struct wait_trace *w) {
+        struct user_regs_struct regs;
+
+        if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0 || !same_call(w, &regs) || write_slot(w) < 0)
+                return release(w, NULL, 0);
+        *reg(&regs, w->arg) = w->page + w->slot * TNS_WAIT_SLOT_SIZE;
+        if (ptrace(PTRACE_SETREGS, w->tid, 0, &regs) < 0 || ptrace(PTRACE_SYSCALL, w->tid, 0, 0) < 0)
+                return release(w, NULL, 0);
+        w->phase = WAIT_RUNNING;
+        w->s->stats.waits_converted++;
+}
+
+/* The end of the call, or anything before it: the registers as the program
+ * left them, and it runs on its own. */
+static void on_exit_stop(struct wait_trace *w, int sig) {
+        struct user_regs_struct regs;
+
+        if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0)
+                return release(w, NULL, sig);
+        *reg(&regs, w->arg) = w->args[w->arg];
+        release(w, &regs, sig);
+}
+
+static void on_stop(struct wait_trace *w, int status) {
+        int sig, event = status >> 16;
+        enum tns_stop stop = tns_stop_decode(status, &sig);
+
+        if (stop == TNS_STOP_EXITED)
+                return wait_free(w);
+        if (stop == TNS_STOP_INTERRUPT && WSTOPSIG(status) != SIGTRAP)
+                sig = 0; /* a group stop: it stays stopped after the detach */
+        switch (w->phase) {
+        case WAIT_INTERRUPT:
+                if (event == PTRACE_EVENT_STOP && WSTOPSIG(status) == SIGTRAP)
+                        return on_interrupt_stop(w);
+                return release(w, NULL, sig);
+        case WAIT_ENTRY:
+                if (stop == TNS_STOP_SYSCALL)
+                        return on_entry_stop(w);
+                return release(w, NULL, sig);
+        case WAIT_RUNNING:
+                return on_exit_stop(w, sig);
+        }
+}
+
+void supervisor_wait_on_sigchld(struct tns_supervisor *s) {
+        struct wait_trace *w, *next;
+
+        for (w = s->waits; w; w = next) {
+                int status;
+                pid_t r;
+
+                next = w->next;
+                r = waitpid(w->tid, &status, __WALL | WNOHANG);
+                if (r < 0)
+                        wait_free(w);
+                else if (r > 0)
+                        on_stop(w, status);
+        }
+}
+
+/* The supervisor goes away: a thread left pointing at a slot finishes its
+ * wait with the converted deadline (the page stays mapped); one not yet
+ * restarted restarts unconverted. Never a wrong clock read. */
+void supervisor_wait_done(struct tns_supervisor *s) {
+        while (s->waits) {
+                (void) ptrace(PTRACE_DETACH, s->waits->tid, 0, 0);
+                wait_free(s->waits);
+        }
+        s->wait_memfd = safe_close(s->wait_memfd);
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* waitprobe: one absolute wait, its deadline taken from the namespace's
+ * clock, its length measured on the host's clock. The semantics of the
+ * kernel's tools/testing/selftests/timens/ (clock_nanosleep.c, timerfd.c,
+ * timer.c, futex.c), ported: an absolute wait must end when the
+ * namespace's clock reaches the deadline, not when the host's does.
+ *
+ *     waitprobe KIND CLOCK MS        wait MS ms from now, absolutely
+ *     waitprobe sig-sleep CLOCK MS SIGMS restart|norestart
+ *                                    SIGUSR1 (handled) after SIGMS ms
+ *     waitprobe stop-sleep CLOCK MS SIGMS   SIGSTOP + SIGCONT after SIGMS ms
+ *
+ * KIND: sleep (clock_nanosleep TIMER_ABSTIME), timerfd (TFD_TIMER_ABSTIME,
+ * then read and timerfd_gettime), timer (timer_settime TIMER_ABSTIME,
+ * SIGEV_SIGNAL), cond (pthread_cond_timedwait, condattr clock CLOCK),
+ * sem (sem_timedwait: realtime), lockpi (pthread_mutex_timedlock on a PI
+ * mutex: FUTEX_LOCK_PI, realtime), waitv (futex_waitv), rel-sleep and
+ * futex-wait (relative: never intercepted).
+ * CLOCK: realtime, monotonic, boottime, tai.
+ *
+ * Prints one line "KIND CLOCK result=R elapsed=E ms", where E is measured
+ * on the host's clock (the mtime the kernel gives a file we write: coarse
+ * realtime, which no filter sees), and R the wait's outcome (0, ETIMEDOUT,
+ * EINTR, ...). Exits 0 if the wait ended within 50 ms of the deadline
+ * (and, for sig-*, as the kernel ends it), 1 otherwise. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLACK_MS 50
+
+static int host_fd = -1;
+
+/* The host's CLOCK_REALTIME_COARSE, as the kernel stamps a write. */
+static int64_t host_ms(void) {
+        struct stat st;
+
+        if (pwrite(host_fd, "x", 1, 0) != 1 || fstat(host_fd, &st) < 0) {
+                perror("host clock");
+                exit(2);
+        }
+        return (int64_t) st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+static clockid_t parse_clock(const char *s) {
+        if (strcmp(s, "realtime") == 0)
+                return CLOCK_REALTIME;
+        if (strcmp(s, "monotonic") == 0)
+                return CLOCK_MONOTONIC;
+        if (strcmp(s, "boottime") == 0)
+                return CLOCK_BOOTTIME;
+        if (strcmp(s, "tai") == 0)
+                return CLOCK_TAI;
+        fprintf(stderr, "unknown clock %s\n", s);
+        exit(2);
+}
+
+/* The deadline, from the namespace's clock (a raw syscall, the emulated
+ * one, as the selftests read it with and without the vDSO alike). */
+static struct timespec deadline(clockid_t c, long ms) {
+        struct timespec ts;
+
+        if (syscall(SYS_clock_gettime, c, &ts) < 0) {
+                perror("clock_gettime");
+                exit(2);
+        }
+        ts.tv_sec += ms / 1000;
+        ts.tv_nsec += (ms % 1000) * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+        }
+        return ts;
+}
+
+static int do_sleep(clockid_t c, long ms) {
+        struct timespec d = deadline(c, ms);
+        int r;
+
+        /* The raw syscall: glibc would retry nothing, but be explicit. */
+        r = (int) syscall(SYS_clock_nanosleep, c, TIMER_ABSTIME, &d, NULL);
+        return r < 0 ? errno : 0;
+}
+
+static int do_rel_sleep(long ms) {
+        struct timespec d = {ms / 1000, (ms % 1000) * 1000000};
+
+        return clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+}
+
+static int do_futex_wait(long ms) {
+        static uint32_t word;
+        struct timespec d = {ms / 1000, (ms % 1000) * 1000000};
+
+        return syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &d, NULL, 0) < 0 ? errno : 0;
+}
+
+/* timerfd.c of the selftests: an absolute timer on the namespace's clock
+ * fires at its deadline; timerfd_gettime and old_value are relative (the
+ * time left), whatever the offset. */
+static int do_timerfd(clockid_t c, long ms) {
+        struct itimerspec its = {.it_value = deadline(c, ms)}, cur, old;
+        uint64_t n = 0;
+        int fd = timerfd_create(c, TFD_CLOEXEC);
+        double left;
+
+        if (fd < 0 || timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+                return errno;
+        if (timerfd_gettime(fd, &cur) < 0)
+                return errno;
+        left = cur.it_value.tv_sec * 1e3 + cur.it_value.tv_nsec / 1e6;
+        if (left > ms || left < ms - SLACK_MS) {
+                printf("timerfd_gettime: %.1f ms left, want about %ld\n", left, ms);
+                return EBADE;
+        }
+        /* Same deadline again: the old value is the time left, relative. */
+        its.it_value = deadline(c, ms);
+        if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, &old) < 0)
+                return errno;
+        left = old.it_value.tv_sec * 1e3 + old.it_value.tv_nsec / 1e6;
+        if (left > ms || left < ms - SLACK_MS) {
+                printf("old_value: %.1f ms left, want about %ld\n", left, ms);
+                return EBADE;
+        }
+        if (read(fd, &n, sizeof(n)) != sizeof(n) || n != 1)
+                return n == 0 ? errno : EBADE;
+        close(fd);
+        return 0;
+}
+
+/* timer.c of the selftests: a POSIX timer armed absolutely signals at
+ * its deadline; timer_gettime is relative. */
+static int do_timer(clockid_t c, long ms) {
+        struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN};
+        struct itimerspec its = {.it_value = deadline(c, ms)}, cur;
+        sigset_t set;
+        timer_t t;
+        double left;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGRTMIN);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        if (timer_create(c, &sev, &t) < 0 || timer_settime(t, TIMER_ABSTIME, &its, NULL) < 0)
+                return errno;
+        if (timer_gettime(t, &cur) < 0)
+                return errno;
+        left = cur.it_value.tv_sec * 1e3 + cur.it_value.tv_nsec / 1e6;
+        if (left > ms || left < ms - SLACK_MS) {
+                printf("timer_gettime: %.1f ms left, want about %ld\n", left, ms);
+                return EBADE;
+        }
+        return sigwaitinfo(&set, NULL) == SIGRTMIN ? 0 : errno;
+}
+
+static int do_cond(clockid_t c, long ms) {
+        pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+        pthread_condattr_t a;
+        pthread_cond_t cv;
+        struct timespec d;
+        int r;
+
+        pthread_condattr_init(&a);
+        if (pthread_condattr_setclock(&a, c) != 0)
+                return EINVAL;
+        pthread_cond_init(&cv, &a);
+        pthread_mutex_lock(&m);
+        d = deadline(c, ms);
+        do
+                r = pthread_cond_timedwait(&cv, &m, &d);
+        while (r == 0);
+        return r;
+}
+
+static int do_sem(long ms) {
+        struct timespec d;
+        sem_t s;
+        int r;
+
+        sem_init(&s, 0, 0);
+        d = deadline(CLOCK_REALTIME, ms);
+        do
+                r = sem_timedwait(&s, &d);
+        while (r < 0 && errno == EINTR);
+        return r < 0 ? errno : 0;
+}
+
+static pthread_mutex_t pi;
+static pthread_barrier_t held;
+
+static void *hold_pi(void *arg) {
+        pthread_mutex_lock(&pi);
+        pthread_barrier_wait(&held);
+        pause();
+        return arg;
+}
+
+static int do_lockpi(long ms) {
+        pthread_mutexattr_t a;
+        struct timespec d;
+        pthread_t t;
+
+        pthread_mutexattr_init(&a);
+        pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+        pthread_mutex_init(&pi, &a);
+        pthread_barrier_init(&held, NULL, 2);
+        pthread_create(&t, NULL, hold_pi, NULL);
+        pthread_barrier_wait(&held);
+        d = deadline(CLOCK_REALTIME, ms);
+        return pthread_mutex_timedlock(&pi, &d);
+}
+
+struct waitv {
+        uint64_t val, uaddr;
+        uint32_t flags, reserved;
+};
+
+static int do_waitv(clockid_t c, long ms) {
+        static uint32_t word;
+        struct waitv w = {.val = 0, .uaddr = (uintptr_t) &word, .flags = 2 /* FUTEX2_SIZE_U32 */ | 128 /* PRIVATE */};
+        struct timespec d = deadline(c, ms);
+
+        return syscall(449, &w, 1, 0, &d, c) < 0 ? errno : 0;
+}
+
+/* Signals during an absolute sleep: what the kernel does (EINTR for a
+ * handled signal, SA_RESTART or not — ERESTARTNOHAND; a stop and continue
+ * resumes the sleep to its deadline) must happen here too. */
+static void on_usr1(int sig) {
+        (void) sig;
+}
+
+struct sender {
+        long ms;
+        int sig;
+        pthread_t target;
+};
+
+static void *send_later(void *arg) {
+        struct sender *s = arg;
+        struct timespec d = {s->ms / 1000, (s->ms % 1000) * 1000000};
+
+        nanosleep(&d, NULL);
+        if (s->sig == SIGSTOP) {
+                kill(getpid(), SIGSTOP);
+                nanosleep(&(struct timespec){0, 20000000}, NULL);
+                /* Stopped with the whole group: continued by our child. */
+                return NULL;
+        }
+        pthread_kill(s->target, s->sig);
+        return NULL;
+}
+
+static int do_sig_sleep(clockid_t c, long ms, long sig_ms, int sig, int flags) {
+        struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = flags};
+        static struct sender snd;
+        pthread_t t;
+
+        sigaction(SIGUSR1, &sa, NULL);
+        snd = (struct sender){sig_ms, sig, pthread_self()};
+        if (sig == SIGSTOP && fork() == 0) {
+                struct timespec d = {(sig_ms + 100) / 1000, ((sig_ms + 100) % 1000) * 1000000};
+
+                nanosleep(&d, NULL);
+                kill(getppid(), SIGCONT);
+                _exit(0);
+        }
+        pthread_create(&t, NULL, send_later, &snd);
+        return do_sleep(c, ms);
+}
+
+int main(int argc, char **argv) {
+        char tmpl[] = "/tmp/waitprobe.XXXXXX";
+        const char *kind;
+        clockid_t c;
+        long ms, expect_ms;
+        int64_t t0, t1;
+        int r, want = 0;
+
+        if (argc < 4) {
+                fprintf(stderr, "usage: waitprobe KIND CLOCK MS [SIGMS [restart|norestart]]\n");
+                return 2;
+        }
+        kind = argv[1];
+        c = parse_clock(argv[2]);
+        ms = atol(argv[3]);
+        expect_ms = ms;
+        host_fd = mkstemp(tmpl);
+        if (host_fd < 0)
+                return 2;
+        unlink(tmpl);
+        t0 = host_ms();
+        if (strcmp(kind, "sleep") == 0)
+                r = do_sleep(c, ms);
+        else if (strcmp(kind, "rel-sleep") == 0)
+                r = do_rel_sleep(ms);
+        else if (strcmp(kind, "futex-wait") == 0)
+                r = do_futex_wait(ms), want = ETIMEDOUT;
+        else if (strcmp(kind, "timerfd") == 0)
+                r = do_timerfd(c, ms);
+        else if (strcmp(kind, "timer") == 0)
+                r = do_timer(c, ms);
+        else if (strcmp(kind, "cond") == 0)
+                r = do_cond(c, ms), want = ETIMEDOUT;
+        else if (strcmp(kind, "sem") == 0)
+                r = do_sem(ms), want = ETIMEDOUT;
+        else if (strcmp(kind, "lockpi") == 0)
+                r = do_lockpi(ms), want = ETIMEDOUT;
+        else if (strcmp(kind, "waitv") == 0)
+                r = do_waitv(c, ms), want = ETIMEDOUT;
+        else if (strcmp(kind, "sig-sleep") == 0 && argc == 6) {
+                long sig_ms = atol(argv[4]);
+
+                r = do_sig_sleep(c, ms, sig_ms, SIGUSR1, strcmp(argv[5], "restart") == 0 ? SA_RESTART : 0);
+                want = EINTR, expect_ms = sig_ms;
+        } else if (strcmp(kind, "stop-sleep") == 0 && argc == 5)
+                r = do_sig_sleep(c, ms, atol(argv[4]), SIGSTOP, 0);
+        else {
+                fprintf(stderr, "unknown kind %s\n", kind);
+                return 2;
+        }
+        t1 = host_ms();
+        printf("%s %s result=%s elapsed=%lld ms\n", kind, argv[2], r ? strerrorname_np(r) : "0", (long long) (t1 - t0));
+        /* The coarse clock may lag by a tick: 10 ms of grace below. */
+        return r == want && t1 - t0 >= expect_ms - 10 && t1 - t0 <= expect_ms + SLACK_MS ? 0 : 1;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Which calls are absolute waits, and the deadline conversion, against the
+ * kernel's timens_ktime_to_host() (kernel/time/namespace.c) and the futex
+ * syscall's futex_init_timeout() (kernel/futex/syscalls.c). */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "clocks.h"
+#include "test.h"
+#include "time-util.h"
+#include "wait-convert.h"
+
+#define NSEC TNS_NSEC_PER_SEC
+#define TS(s, n) ((struct timespec){.tv_sec = (s), .tv_nsec = (n)})
+#define DAY (86400 * NSEC)
+
+static int classify(enum tns_sys sys, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5,
+                    struct tns_wait_spec *ret) {
+        const uint64_t args[6] = {a0, a1, a2, a3, a4, a5};
+
+        return tns_wait_classify(sys, args, ret);
+}
+
+TEST(clock_nanosleep_absolute_only) {
+        struct tns_wait_spec s;
+
+        ASSERT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_MONOTONIC, TIMER_ABSTIME, 0x1000, 0, 0, 0, &s), 0);
+        EXPECT_EQ(s.arg, 2U);
+        EXPECT_EQ(s.kind, TNS_WAIT_TIMESPEC);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_MONOTONIC);
+        ASSERT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_BOOTTIME_ALARM, TIMER_ABSTIME, 1, 0, 0, 0, &s), 0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_BOOTTIME);
+        ASSERT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_TAI, TIMER_ABSTIME, 1, 0, 0, 0, &s), 0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_REALTIME);
+        /* The kernel reads int arguments on 32 bits. */
+        ASSERT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, UINT64_C(0xdead00000000) | CLOCK_REALTIME,
+                           UINT64_C(0xbeef00000000) | TIMER_ABSTIME, 1, 0, 0, 0, &s),
+                  0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_REALTIME);
+        /* Relative, CPU-time clocks, clocks without nsleep: the kernel's. */
+        EXPECT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_MONOTONIC, 0, 1, 0, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_PROCESS_CPUTIME_ID, TIMER_ABSTIME, 1, 0, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_MONOTONIC_RAW, TIMER_ABSTIME, 1, 0, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_MONOTONIC_COARSE, TIMER_ABSTIME, 1, 0, 0, 0, &s), -ENOENT);
+}
+
+TEST(timers_need_their_clock) {
+        struct tns_wait_spec s;
+
+        ASSERT_EQ(classify(TNS_SYS_TIMER_SETTIME, 0, TIMER_ABSTIME, 1, 0, 0, 0, &s), 0);
+        EXPECT_EQ(s.kind, TNS_WAIT_ITIMERSPEC);
+        EXPECT_EQ(s.clock_class, -1);
+        EXPECT_FALSE(s.via_fd);
+        ASSERT_EQ(classify(TNS_SYS_TIMERFD_SETTIME, 3, 1 /* TFD_TIMER_ABSTIME */ | 2, 1, 0, 0, 0, &s), 0);
+        EXPECT_TRUE(s.via_fd);
+        EXPECT_EQ(classify(TNS_SYS_TIMERFD_SETTIME, 3, 2, 1, 0, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify(TNS_SYS_TIMER_SETTIME, 0, 0, 1, 0, 0, 0, &s), -ENOENT);
+}
+
+TEST(futex_ops) {
+        struct tns_wait_spec s;
+
+        /* FUTEX_WAIT: relative (ktime_add_safe(ktime_get(), t)). */
+        EXPECT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_WAIT_PRIVATE, 0, 0x2000, 0, 0, &s), -ENOENT);
+        /* No timeout, no deadline. */
+        EXPECT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_WAIT_BITSET, 0, 0, 0, ~0U, &s), -ENOENT);
+        EXPECT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_WAKE, 1, 0x2000, 0, 0, &s), -ENOENT);
+        ASSERT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, 0x2000, 0, ~0U, &s), 0);
+        EXPECT_EQ(s.arg, 3U);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_MONOTONIC);
+        ASSERT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 0, 0x2000, 0, ~0U, &s), 0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_REALTIME);
+        ASSERT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_WAIT_REQUEUE_PI, 0, 0x2000, 0x3000, 0, &s), 0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_MONOTONIC);
+        /* LOCK_PI: CLOCK_REALTIME, always; with FUTEX_CLOCK_REALTIME ENOSYS. */
+        ASSERT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_LOCK_PI_PRIVATE, 0, 0x2000, 0, 0, &s), 0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_REALTIME);
+        EXPECT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_LOCK_PI | FUTEX_CLOCK_REALTIME, 0, 0x2000, 0, 0, &s), -ENOENT);
+        ASSERT_EQ(classify(TNS_SYS_FUTEX, 0x1000, 13 /* LOCK_PI2 */, 0, 0x2000, 0, 0, &s), 0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_MONOTONIC);
+        /* Unknown bits make an unknown op: the kernel's ENOSYS. */
+        EXPECT_EQ(classify(TNS_SYS_FUTEX, 0x1000, FUTEX_WAIT_BITSET | 0x400, 0, 0x2000, 0, ~0U, &s), -ENOENT);
+}
+
+TEST(futex2) {
+        struct tns_wait_spec s;
+
+        ASSERT_EQ(classify(TNS_SYS_FUTEX_WAITV, 0x1000, 1, 0, 0x2000, CLOCK_MONOTONIC, 0, &s), 0);
+        EXPECT_EQ(s.arg, 3U);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_MONOTONIC);
+        ASSERT_EQ(classify(TNS_SYS_FUTEX_WAITV, 0x1000, 1, 0, 0x2000, CLOCK_REALTIME, 0, &s), 0);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_REALTIME);
+        EXPECT_EQ(classify(TNS_SYS_FUTEX_WAITV, 0x1000, 1, 0, 0, CLOCK_MONOTONIC, 0, &s), -ENOENT);
+        EXPECT_EQ(classify(TNS_SYS_FUTEX_WAITV, 0x1000, 1, 0, 0x2000, CLOCK_BOOTTIME, 0, &s), -ENOENT);
+        ASSERT_EQ(classify(TNS_SYS_FUTEX_WAIT, 0x1000, 0, ~0U, 2, 0x2000, CLOCK_REALTIME, &s), 0);
+        EXPECT_EQ(s.arg, 4U);
+        EXPECT_EQ(classify(TNS_SYS_CLOCK_GETTIME, 0, 0, 0, 0, 0, 0, &s), -ENOENT);
+}
+
+/* timens_ktime_to_host(): before the offset, expired; never 0 (disarm). */
+TEST(deadline_to_host) {
+        EXPECT_EQ(tns_deadline_to_host(11 * DAY, 10 * DAY), DAY);
+        EXPECT_EQ(tns_deadline_to_host(5 * DAY, 10 * DAY), 1);
+        EXPECT_EQ(tns_deadline_to_host(10 * DAY, 10 * DAY), 1);
+        EXPECT_EQ(tns_deadline_to_host(0, 10 * DAY), 1);
+        EXPECT_EQ(tns_deadline_to_host(DAY, -3600 * NSEC), DAY + 3600 * NSEC);
+        EXPECT_EQ(tns_deadline_to_host(INT64_MAX, -1), INT64_MAX);
+        EXPECT_EQ(tns_deadline_to_host(INT64_MAX - 5, INT64_MIN), INT64_MAX);
+        EXPECT_EQ(tns_deadline_to_host(INT64_MAX, 10 * DAY), INT64_MAX - 10 * DAY);
+        EXPECT_EQ(tns_deadline_to_host(1, INT64_MAX), 1);
+}
+
+TEST(timespec_conversion) {
+        struct timespec out;
+
+        ASSERT_EQ(tns_wait_ts_to_host(&TS(864100, 5), 864000 * NSEC, &out), 0);
+        EXPECT_EQ(out.tv_sec, 100);
+        EXPECT_EQ(out.tv_nsec, 5);
+        ASSERT_EQ(tns_wait_ts_to_host(&TS(100, 999999999), -3600 * NSEC, &out), 0);
+        EXPECT_EQ(out.tv_sec, 3700);
+        EXPECT_EQ(out.tv_nsec, 999999999);
+        /* timespec64_to_ktime() saturates: so do we, then convert. */
+        ASSERT_EQ(tns_wait_ts_to_host(&TS(INT64_MAX, 0), NSEC, &out), 0);
+        EXPECT_EQ(out.tv_sec, 9223372035);
+        EXPECT_EQ(out.tv_nsec, 854775807);
+        /* timespec64_valid(): the kernel's EINVAL, left to the kernel. */
+        EXPECT_EQ(tns_wait_ts_to_host(&TS(-1, 0), 0, &out), -EINVAL);
+        EXPECT_EQ(tns_wait_ts_to_host(&TS(0, NSEC), 0, &out), -EINVAL);
+        EXPECT_EQ(tns_wait_ts_to_host(&TS(0, -1), 0, &out), -EINVAL);
+}
+
+TEST(itimerspec_conversion) {
+        struct itimerspec in = {.it_interval = TS(1, 0), .it_value = TS(864001, 0)}, out;
+
+        ASSERT_EQ(tns_wait_its_to_host(&in, 864000 * NSEC, &out), 0);
+        EXPECT_EQ(out.it_value.tv_sec, 1);
+        EXPECT_EQ(out.it_interval.tv_sec, 1); /* relative: unchanged */
+        /* Zero disarms, before any conversion (common_timer_set). */
+        in.it_value = TS(0, 0);
+        ASSERT_EQ(tns_wait_its_to_host(&in, 864000 * NSEC, &out), 0);
+        EXPECT_EQ(out.it_value.tv_sec, 0);
+        EXPECT_EQ(out.it_value.tv_nsec, 0);
+        /* Expired, yet armed: 1 ns, not 0. */
+        in.it_value = TS(5, 0);
+        ASSERT_EQ(tns_wait_its_to_host(&in, 864000 * NSEC, &out), 0);
+        EXPECT_EQ(out.it_value.tv_sec, 0);
+        EXPECT_EQ(out.it_value.tv_nsec, 1);
+        in.it_interval = TS(0, NSEC);
+        EXPECT_EQ(tns_wait_its_to_host(&in, 0, &out), -EINVAL);
+}
+
+TEST(proc_timers) {
+        static const char text[] = "ID: 0\nsignal: 34/0000000000000000\nnotify: signal/pid.7\nClockID: 1\n"
+                                   "ID: 3\nsignal: 0/0000000000000000\nnotify: none/pid.7\nClockID: 7\n";
+        clockid_t c;
+
+        ASSERT_EQ(tns_parse_proc_timers(text, 3, &c), 0);
+        EXPECT_EQ(c, CLOCK_BOOTTIME);
+        ASSERT_EQ(tns_parse_proc_timers(text, 0, &c), 0);
+        EXPECT_EQ(c, CLOCK_MONOTONIC);
+        EXPECT_EQ(tns_parse_proc_timers(text, 1, &c), -ENOENT);
+        EXPECT_EQ(tns_parse_proc_timers("", 0, &c), -ENOENT);
+        EXPECT_EQ(tns_parse_proc_timers("ID: 0\nsignal: 1\nID: 1\nClockID: 1\n", 0, &c), -EBADMSG);
+        EXPECT_EQ(tns_parse_proc_timers("ID: 0\nsignal: 1\n", 0, &c), -EBADMSG);
+}
+
+TEST(timerfd_fdinfo) {
+        clockid_t c;
+
+        ASSERT_EQ(tns_parse_timerfd_fdinfo("pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1057\nclockid: 7\n"
+                                           "ticks: 0\nsettime flags: 01\n",
+                                           &c),
+                  0);
+        EXPECT_EQ(c, CLOCK_BOOTTIME);
+        EXPECT_EQ(tns_parse_timerfd_fdinfo("pos:\t0\nflags:\t02\n", &c), -ENOENT);
+}
