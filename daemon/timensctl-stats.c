@@ -59,6 +59,8 @@ static void print_stats(const struct tns_stats_view *st) {
                s->sync_wakeup ? "yes" : "no");
         printf("         vDSO: %" PRIu64 " injected, %" PRIu64 " failed, %" PRIu64 " fallback calls\n",
                s->vdso_injected, s->vdso_failed, s->vdso_fallbacks);
+        printf("        Waits: %" PRIu64 " converted, %" PRIu64 " unconverted (held by a debugger)\n",
+               s->waits_converted, s->waits_unconverted);
         printf("  Connections: %" PRIu64 " (%" PRIu64 " now, %" PRIu64 " refused at the cap), %" PRIu64
                " requests, %" PRIu64 " errors\n",
                st->server.connections, st->server.connections_now, st->server.rejected, st->server.requests,

@@ -1086,6 +1086,15 @@ static json_object *vdso_stats_to_json(const struct tns_supervisor_stats *s) {
         return TAKE_PTR(o);
 }
 
+static json_object *wait_stats_to_json(const struct tns_supervisor_stats *s) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o || add_uint64(o, "converted", s->waits_converted) < 0 ||
+            add_uint64(o, "unconverted", s->waits_unconverted) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 static json_object *server_stats_to_json(const struct tns_server_stats *s) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
@@ -1120,6 +1129,8 @@ int tns_stats_to_json(const struct tns_stats_view *st, json_object **ret) {
         if (k >= 0)
                 k = add_object(o, "vdso", vdso_stats_to_json(s));
         if (k >= 0)
+                k = add_object(o, "waits", wait_stats_to_json(s));
+        if (k >= 0)
                 k = add_object(o, "syscalls", syscalls_to_json(s));
         if (k >= 0)
                 k = add_object(o, "server", server_stats_to_json(&st->server));
@@ -1148,7 +1159,7 @@ static void syscalls_from_json(json_object *o, struct tns_supervisor_stats *s) {
 
 int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
         struct tns_stats_view st = {};
-        json_object *server, *vdso;
+        json_object *server, *vdso, *waits;
 
         if (read_uint64(o, "notifications", &st.sup.notifications) < 0)
                 return -EBADMSG;
@@ -1163,6 +1174,10 @@ int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
                 (void) read_uint64(vdso, "injected", &st.sup.vdso_injected);
                 (void) read_uint64(vdso, "failed", &st.sup.vdso_failed);
                 (void) read_uint64(vdso, "fallbacks", &st.sup.vdso_fallbacks);
+        }
+        if (json_object_object_get_ex(o, "waits", &waits)) {
+                (void) read_uint64(waits, "converted", &st.sup.waits_converted);
+                (void) read_uint64(waits, "unconverted", &st.sup.waits_unconverted);
         }
         if (json_object_object_get_ex(o, "server", &server)) {
                 (void) read_uint64(server, "connections", &st.server.connections);

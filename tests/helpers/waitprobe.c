@@ -9,12 +9,18 @@
  *     waitprobe sig-sleep CLOCK MS SIGMS restart|norestart
  *                                    SIGUSR1 (handled) after SIGMS ms
  *     waitprobe stop-sleep CLOCK MS SIGMS   SIGSTOP + SIGCONT after SIGMS ms
+ *     waitprobe rfc-KIND CLOCK MS SHIFT_SEC
+ *                                    RFC style: unshare(CLONE_NEWTIME), move
+ *                                    CLOCK on by SHIFT_SEC with clock_settime,
+ *                                    then KIND (needs CAP_SYS_TIME: run it
+ *                                    under unshare -U -r, never on the host)
  *
  * KIND: sleep (clock_nanosleep TIMER_ABSTIME), timerfd (TFD_TIMER_ABSTIME,
  * then read and timerfd_gettime), timer (timer_settime TIMER_ABSTIME,
  * SIGEV_SIGNAL), cond (pthread_cond_timedwait, condattr clock CLOCK),
  * sem (sem_timedwait: realtime), lockpi (pthread_mutex_timedlock on a PI
- * mutex: FUTEX_LOCK_PI, realtime), waitv (futex_waitv), rel-sleep and
+ * mutex: FUTEX_LOCK_PI, realtime), waitv (futex_waitv), threads (32
+ * threads sleeping to one deadline at once), rel-sleep and
  * futex-wait (relative: never intercepted).
  * CLOCK: realtime, monotonic, boottime, tai.
  *
@@ -27,6 +33,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
@@ -234,6 +241,49 @@ static int do_waitv(clockid_t c, long ms) {
         return syscall(449, &w, 1, 0, &d, c) < 0 ? errno : 0;
 }
 
+static struct timespec shared_deadline;
+static clockid_t shared_clock;
+
+static void *sleep_thread(void *arg) {
+        long r = syscall(SYS_clock_nanosleep, shared_clock, TIMER_ABSTIME, &shared_deadline, NULL);
+
+        return (void *) (r < 0 ? (long) errno : 0L);
+}
+
+static int do_threads(clockid_t c, long ms) {
+        pthread_t t[32];
+        int r = 0;
+
+        shared_clock = c;
+        shared_deadline = deadline(c, ms);
+        for (int i = 0; i < 32; i++)
+                if (pthread_create(&t[i], NULL, sleep_thread, NULL) != 0)
+                        return EAGAIN;
+        for (int i = 0; i < 32; i++) {
+                void *ret;
+
+                pthread_join(t[i], &ret);
+                if (ret)
+                        r = (int) (long) ret;
+        }
+        return r;
+}
+
+/* RFC style: the caller moves into a new namespace and sets its clock. */
+static void rfc_setup(clockid_t c, long shift) {
+        struct timespec ts;
+
+        if (unshare(0x80 /* CLONE_NEWTIME */) < 0 || syscall(SYS_clock_gettime, c, &ts) < 0) {
+                perror("unshare(CLONE_NEWTIME)");
+                exit(2);
+        }
+        ts.tv_sec += shift;
+        if (syscall(SYS_clock_settime, c == CLOCK_BOOTTIME ? CLOCK_BOOTTIME : c, &ts) < 0) {
+                perror("clock_settime");
+                exit(2);
+        }
+}
+
 /* Signals during an absolute sleep: what the kernel does (EINTR for a
  * handled signal, SA_RESTART or not — ERESTARTNOHAND; a stop and continue
  * resumes the sleep to its deadline) must happen here too. */
@@ -295,6 +345,11 @@ int main(int argc, char **argv) {
         kind = argv[1];
         c = parse_clock(argv[2]);
         ms = atol(argv[3]);
+        if (strncmp(kind, "rfc-", 4) == 0 && argc == 5) {
+                rfc_setup(c, atol(argv[4]));
+                kind += 4;
+                argc--;
+        }
         expect_ms = ms;
         host_fd = mkstemp(tmpl);
         if (host_fd < 0)
@@ -317,6 +372,8 @@ int main(int argc, char **argv) {
                 r = do_sem(ms), want = ETIMEDOUT;
         else if (strcmp(kind, "lockpi") == 0)
                 r = do_lockpi(ms), want = ETIMEDOUT;
+        else if (strcmp(kind, "threads") == 0)
+                r = do_threads(c, ms);
         else if (strcmp(kind, "waitv") == 0)
                 r = do_waitv(c, ms), want = ETIMEDOUT;
         else if (strcmp(kind, "sig-sleep") == 0 && argc == 6) {

@@ -1,0 +1,193 @@
+#!/usr/bin/env bats
+# Absolute waits (lib/supervisor-wait.c): clock_nanosleep(TIMER_ABSTIME),
+# timerfd and POSIX timers armed with an absolute time, condition
+# variables, semaphores, PI mutexes and futex_waitv with a deadline — the
+# semantics of the kernel's tools/testing/selftests/timens/
+# (clock_nanosleep.c, timerfd.c, timer.c, futex.c), ported. Each wait takes
+# its deadline from the namespace's clock and is measured on the host's
+# (tests/helpers/waitprobe: neither early nor later than 50 ms), under
+# positive and negative offsets on every clock, and compared with the
+# kernel's own time namespaces where they can do the same.
+
+load helpers
+load daemon-helpers
+
+MS=200
+
+setup_file() {
+        build_helpers waitprobe clockprobe
+        export GOCACHE="$BATS_FILE_TMPDIR/gocache" GOPATH="$BATS_FILE_TMPDIR/gopath" HOME="${HOME:-/root}"
+        if command -v go >/dev/null; then
+                (cd "$ROOT/tests/helpers" && timeout 300 go build -o "$BATS_FILE_TMPDIR/gosleep" gosleep.go) || true
+        fi
+}
+
+setup() {
+        requires_timensctl
+        requires_helper waitprobe
+        P="$HELPERS/waitprobe"
+}
+
+teardown() {
+        stop_bg
+        stop_daemon
+        show_output_on_failure
+}
+
+# Every kind of wait on every clock it takes, one after the other in one
+# namespace: the probe's lines, and the first failure's status.
+all_waits() {
+        local k c script=""
+        for k in sleep timerfd timer threads; do
+                for c in realtime monotonic boottime; do
+                        script+="$P $k $c $MS || exit 1; "
+                done
+        done
+        script+="$P sleep tai $MS || exit 1; "
+        for c in realtime monotonic; do
+                script+="$P cond $c $MS && $P waitv $c $MS || exit 1; "
+        done
+        script+="$P sem realtime $MS && $P lockpi realtime $MS"
+        tns run "$@" -- sh -c "$script"
+}
+
+@test "absolute waits wake on time under positive offsets on every clock" {
+        run -0 all_waits --monotonic +10d --boottime +20d --realtime +3650d
+        [ "${#lines[@]}" -eq 19 ]
+}
+
+@test "absolute waits wake on time under negative offsets on every clock" {
+        local half=$(($(host_uptime_sec) / 2))
+        run -0 all_waits --monotonic "-$half" --boottime -1h --realtime -1d
+        [ "${#lines[@]}" -eq 19 ]
+}
+
+@test "absolute waits wake on time with one clock shifted and the others not" {
+        run -0 all_waits --boottime +1d
+        run -0 all_waits --realtime 2030-01-01T00:00:00Z
+}
+
+@test "the kernel's time namespaces agree (reference: unshare -T)" {
+        requires_kernel_timens
+        local k c
+        for k in sleep timerfd timer; do
+                for c in monotonic boottime; do
+                        run -0 unshare -T --monotonic 864000 --boottime 864000 "$P" "$k" "$c" "$MS"
+                        run -0 tns run --monotonic +10d --boottime +10d -- "$P" "$k" "$c" "$MS"
+                done
+        done
+        run -0 unshare -T --monotonic 864000 "$P" cond monotonic "$MS"
+        run -0 tns run --monotonic +10d -- "$P" cond monotonic "$MS"
+}
+
+@test "timerfd_gettime, old_value and timer_gettime are relative: no conversion" {
+        # The probe checks that each reads about MS ms left, whatever the
+        # offset: the kernel reports the time left, not the deadline.
+        run -0 tns run --monotonic +10d --realtime -1h -- "$P" timerfd monotonic 400
+        run -0 tns run --monotonic +10d --realtime -1h -- "$P" timerfd realtime 400
+        run -0 tns run --monotonic +10d --boottime -1h -- "$P" timer boottime 400
+}
+
+# sig_result ARGS...: the probe's "result=..." field alone.
+sig_result() {
+        "$@" | sed -n 's/.* \(result=[A-Z0-9]*\) .*/\1/p'
+}
+
+@test "a handled signal interrupts an absolute sleep with EINTR, SA_RESTART or not, as the kernel does" {
+        requires_kernel_timens
+        local m ref ours
+        for m in restart norestart; do
+                ref=$(sig_result unshare -T --monotonic 864000 "$P" sig-sleep monotonic 800 200 "$m")
+                [ "$ref" = result=EINTR ] || fail "kernel: $ref"
+                run -0 tns run --monotonic +10d -- "$P" sig-sleep monotonic 800 200 "$m"
+                ours=$(echo "$output" | sed -n 's/.* \(result=[A-Z0-9]*\) .*/\1/p')
+                [ "$ours" = "$ref" ] || fail "$m: ours $ours, kernel's $ref"
+                run -0 tns run --realtime -1d -- "$P" sig-sleep realtime 800 200 "$m"
+        done
+}
+
+@test "a stopped and continued absolute sleep still ends at its deadline (ERESTARTNOHAND)" {
+        requires_kernel_timens
+        run -0 unshare -T --monotonic 864000 "$P" stop-sleep monotonic 800 200
+        run -0 tns run --monotonic +10d -- "$P" stop-sleep monotonic 800 200
+        run -0 tns run --boottime -1h -- "$P" stop-sleep boottime 800 200
+}
+
+@test "python3: time.sleep(0.3) and threading.Event().wait(0.3) under +10 days monotonic" {
+        command -v python3 >/dev/null || skip "no python3"
+        # Both measured on the namespace's clock and bounded on the host's.
+        local start end
+        start=$(host_ns monotonic)
+        run -0 tns run --monotonic +10d -- python3 -c '
+import time, threading
+t = time.monotonic(); time.sleep(0.3); a = time.monotonic() - t
+t = time.monotonic(); threading.Event().wait(0.3); b = time.monotonic() - t
+print("%.3f %.3f" % (a, b))
+assert 0.299 <= a < 0.35 and 0.299 <= b < 0.35, (a, b)'
+        end=$(host_ns monotonic)
+        ((end - start < 3 * NSEC_PER_SEC)) || fail "took $(((end - start) / 1000000)) ms on the host"
+}
+
+@test "python3: Ctrl-C interrupts time.sleep under +10 days monotonic" {
+        command -v python3 >/dev/null || skip "no python3"
+        local dir=$BATS_TEST_TMPDIR pid child i
+        "$TIMENSCTL" run --monotonic +10d -- python3 -c '
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler) # a background job starts with SIGINT ignored
+open(sys.argv[1] + "/ready", "w").write("1")
+try:
+    time.sleep(30)
+except KeyboardInterrupt:
+    sys.exit(42)' "$dir" &
+        pid=$!
+        wait_for_file "$dir/ready" 10
+        sleep 0.2 # into the sleep
+        child=$(pgrep -P "$pid" python3)
+        kill -INT "$child"
+        # Our own child: a zombie once it is done, until waited for.
+        for ((i = 0; i < 100; i++)); do
+                [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null || echo gone)" != S ] && break
+                sleep 0.05
+        done
+        ((i < 100)) || fail "python3 still sleeps 5 s after SIGINT"
+        run wait "$pid"
+        [ "$status" -eq 42 ]
+}
+
+@test "Go: time.Sleep, Timer, After and Ticker under shifted clocks" {
+        [ -x "$BATS_FILE_TMPDIR/gosleep" ] || skip "go is not installed (Debian package golang-go)"
+        run -0 tns run --monotonic +10d --boottime -1h --realtime -1d -- "$BATS_FILE_TMPDIR/gosleep"
+        [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "RFC style: unshare(CLONE_NEWTIME) and clock_settime inside, then absolute waits" {
+        requires_user_ns
+        local c
+        for c in monotonic boottime; do
+                run -0 unshare -U -r "$TIMENSCTL" run -- "$P" rfc-sleep "$c" "$MS" 864000
+                run -0 unshare -U -r "$TIMENSCTL" run -- "$P" rfc-sleep "$c" "$MS" -600
+                run -0 unshare -U -r "$TIMENSCTL" run -- "$P" rfc-timer "$c" "$MS" 864000
+        done
+        run -0 unshare -U -r "$TIMENSCTL" run -- "$P" rfc-sleep realtime "$MS" 86400
+        run -0 unshare -U -r "$TIMENSCTL" run --realtime +1d -- "$P" rfc-cond realtime "$MS" -7200
+        run -0 unshare -U -r "$TIMENSCTL" run --monotonic +1d -- "$P" rfc-waitv monotonic "$MS" 3600
+}
+
+@test "--no-vdso: the wait page is mapped on first use" {
+        run -0 tns run --no-vdso --monotonic -1h --realtime +1d -- sh -c "$P threads monotonic $MS && $P cond realtime $MS"
+}
+
+@test "through timensd: absolute waits converted, relative ones never reach it" {
+        requires_root
+        requires_timensd
+        start_daemon
+        run -0 tns run --monotonic +10d -- sh -c "$P rel-sleep monotonic $MS && $P futex-wait monotonic $MS"
+        run -0 tns stats
+        echo "$output" | grep -Eq '^clock_nanosleep +0$' || fail "a relative sleep reached the daemon"
+        echo "$output" | grep -Eq '^futex +0$' || fail "a relative futex wait reached the daemon"
+        echo "$output" | grep -Eq 'Waits: 0 converted' || fail "no wait should have been converted"
+        run -0 tns run --monotonic +10d -- sh -c "$P sleep monotonic $MS && $P cond monotonic $MS && $P timerfd monotonic $MS"
+        run -0 tns stats
+        echo "$output" | grep -Eq '^clock_nanosleep +[1-9]' || fail "the absolute sleep did not reach the daemon"
+        echo "$output" | grep -Eq 'Waits: [3-9][0-9]* converted' || fail "waits not converted"
+}
