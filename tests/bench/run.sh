@@ -232,6 +232,9 @@ echo "  - Total time: $((SECONDS - start)) s."
 # The vDSO path and the cost of its injection at exec.
 "$(dirname "$0")/vdso.sh" "$builddir"
 
+# Absolute waits: wake-up latency, and relative waits not intercepted.
+"$(dirname "$0")/waits.sh" "$builddir"
+
 # timensd's control API (hello, live set, RSS per namespace): a section of
 # its own, with a timensd of its own.
 "$(dirname "$0")/api.sh" "$builddir"
