@@ -275,6 +275,12 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, const s
         w->slot = (unsigned) r;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* a debugger holds it */
+        /* Still the caller, not a task that reused its id: it waits for
+         * our reply as long as the notification is valid. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0) {
+                (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);
+                return -ESRCH;
+        }
         w->target_fd = -EBADF;
         r = page == 0 ? add_wait_memfd(l, req) : 0;
         if (r >= 0 && page == 0)
