@@ -217,3 +217,28 @@ except KeyboardInterrupt:
         wait "$pid" || rc=$?
         [ "$rc" -eq 0 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/out")"
 }
+
+@test "bad input to the wait syscalls gets the kernel's errno, in the kernel's order" {
+        requires_setpriv
+        local o
+        run -0 "${NOBODY[@]}" "$P" errnos
+        local host=$output
+        [ "${#lines[@]}" -ge 30 ]
+        for o in +10d -1h; do
+                run -0 tns run --monotonic "$o" --boottime "$o" --realtime "$o" -- "${NOBODY[@]}" "$P" errnos
+                [ "$output" = "$host" ] || fail "$(diff <(echo "$host") <(echo "$output"))"
+        done
+}
+
+@test "a thread traced by a debugger waits unconverted, and says so (limit)" {
+        requires_root
+        requires_timensd
+        command -v strace >/dev/null || skip "no strace"
+        start_daemon
+        # -1 h: the unconverted deadline has passed, the sleep returns at once.
+        run -1 tns run --realtime -1h -- strace -f -o /dev/null "$P" sleep realtime "$MS"
+        [[ $output == *"elapsed="* ]]
+        run -0 tns stats
+        echo "$output" | grep -Eq 'Waits: 0 converted, 1 unconverted' || fail "not counted as unconverted"
+        grep -q "Failed to hold an absolute wait" "$DAEMON_DIR/log" || fail "not logged"
+}

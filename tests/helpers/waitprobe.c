@@ -9,6 +9,9 @@
  *     waitprobe sig-sleep CLOCK MS SIGMS restart|norestart
  *                                    SIGUSR1 (handled) after SIGMS ms
  *     waitprobe stop-sleep CLOCK MS SIGMS   SIGSTOP + SIGCONT after SIGMS ms
+ *     waitprobe errnos               the error cases of the wait syscalls,
+ *                                    one "CASE RET ERRNO" line each: the
+ *                                    same on the host and under timensctl
  *     waitprobe rfc-KIND CLOCK MS SHIFT_SEC
  *                                    RFC style: unshare(CLONE_NEWTIME), move
  *                                    CLOCK on by SHIFT_SEC with clock_settime,
@@ -284,6 +287,66 @@ static void rfc_setup(clockid_t c, long shift) {
         }
 }
 
+/* Bad input gets the kernel's errno: anything the supervisor cannot
+ * convert goes to the kernel unchanged. BAD is an unmapped address. */
+static void errno_case(const char *name, long r) {
+        printf("%s %ld %s\n", name, r < 0 ? -1L : r, r < 0 ? strerrorname_np(errno) : "0");
+}
+
+#define BAD ((void *) 1)
+
+static int do_errnos(void) {
+        struct timespec past = {0, 0}, bad_nsec = {0, 1000000000}, neg = {-1, 0};
+        struct itimerspec ok = {.it_value = {1, 0}}, bad_int = {.it_interval = {0, 1000000000}, .it_value = {1, 0}};
+        struct sigevent sev = {.sigev_notify = SIGEV_NONE};
+        uint32_t word = 0;
+        struct waitv w = {.uaddr = (uintptr_t) &word, .flags = 2 | 128};
+        int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+        timer_t t;
+
+        timer_create(CLOCK_MONOTONIC, &sev, &t);
+        errno_case("nanosleep_null", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, NULL, NULL));
+        errno_case("nanosleep_bad", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, BAD, NULL));
+        errno_case("nanosleep_nsec", syscall(SYS_clock_nanosleep, CLOCK_REALTIME, TIMER_ABSTIME, &bad_nsec, NULL));
+        errno_case("nanosleep_neg", syscall(SYS_clock_nanosleep, CLOCK_BOOTTIME, TIMER_ABSTIME, &neg, NULL));
+        errno_case("nanosleep_past", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &past, BAD));
+        errno_case("nanosleep_raw", syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC_RAW, TIMER_ABSTIME, &past, NULL));
+        errno_case("nanosleep_coarse",
+                   syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC_COARSE, TIMER_ABSTIME, &past, NULL));
+        errno_case("nanosleep_clock99", syscall(SYS_clock_nanosleep, 99, TIMER_ABSTIME, &past, NULL));
+        errno_case("nanosleep_alarm", syscall(SYS_clock_nanosleep, CLOCK_BOOTTIME_ALARM, TIMER_ABSTIME, &past, NULL));
+        errno_case("nanosleep_alarm_flags",
+                   syscall(SYS_clock_nanosleep, CLOCK_REALTIME_ALARM, TIMER_ABSTIME | 2, &past, NULL));
+        errno_case("timerfd_badfd", syscall(SYS_timerfd_settime, 999, TFD_TIMER_ABSTIME, &ok, NULL));
+        errno_case("timerfd_notimer", syscall(SYS_timerfd_settime, 0, TFD_TIMER_ABSTIME, &ok, NULL));
+        errno_case("timerfd_flags", syscall(SYS_timerfd_settime, tfd, TFD_TIMER_ABSTIME | 0x100, &ok, NULL));
+        errno_case("timerfd_null", syscall(SYS_timerfd_settime, tfd, TFD_TIMER_ABSTIME, NULL, NULL));
+        errno_case("timerfd_interval", syscall(SYS_timerfd_settime, tfd, TFD_TIMER_ABSTIME, &bad_int, NULL));
+        errno_case("timerfd_old_bad", syscall(SYS_timerfd_settime, tfd, TFD_TIMER_ABSTIME, &ok, BAD));
+        errno_case("timerfd_cancel_mono",
+                   syscall(SYS_timerfd_settime, tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &ok, NULL));
+        errno_case("timer_badid", syscall(SYS_timer_settime, 12345, TIMER_ABSTIME, &ok, NULL));
+        errno_case("timer_null", syscall(SYS_timer_settime, t, TIMER_ABSTIME, NULL, NULL));
+        errno_case("timer_interval", syscall(SYS_timer_settime, t, TIMER_ABSTIME, &bad_int, NULL));
+        errno_case("timer_old_bad", syscall(SYS_timer_settime, t, TIMER_ABSTIME, &ok, BAD));
+        errno_case("futex_bitset0", syscall(SYS_futex, &word, FUTEX_WAIT_BITSET, 0, &past, NULL, 0));
+        errno_case("futex_bad", syscall(SYS_futex, &word, FUTEX_WAIT_BITSET, 0, BAD, NULL, ~0U));
+        errno_case("futex_nsec", syscall(SYS_futex, &word, FUTEX_WAIT_BITSET, 0, &bad_nsec, NULL, ~0U));
+        errno_case("futex_value", syscall(SYS_futex, &word, FUTEX_WAIT_BITSET, 1, &past, NULL, ~0U));
+        errno_case("futex_past", syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &past, NULL, ~0U));
+        errno_case("futex_past_rt",
+                   syscall(SYS_futex, &word, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 0, &past, NULL, ~0U));
+        errno_case("futex_lockpi_rt",
+                   syscall(SYS_futex, &word, FUTEX_LOCK_PI | FUTEX_CLOCK_REALTIME, 0, &past, NULL, 0));
+        errno_case("futex_uaddr_bad", syscall(SYS_futex, BAD, FUTEX_WAIT_BITSET, 0, &past, NULL, ~0U));
+        errno_case("waitv_flags", syscall(449, &w, 1, 1, &past, CLOCK_MONOTONIC));
+        errno_case("waitv_clock", syscall(449, &w, 1, 0, &past, CLOCK_BOOTTIME));
+        errno_case("waitv_bad", syscall(449, &w, 1, 0, BAD, CLOCK_MONOTONIC));
+        errno_case("waitv_past", syscall(449, &w, 1, 0, &past, CLOCK_REALTIME));
+        errno_case("waitv_nsec", syscall(449, &w, 1, 0, &bad_nsec, CLOCK_MONOTONIC));
+        return 0;
+}
+
 /* Signals during an absolute sleep: what the kernel does (EINTR for a
  * handled signal, SA_RESTART or not — ERESTARTNOHAND; a stop and continue
  * resumes the sleep to its deadline) must happen here too. */
@@ -338,6 +401,8 @@ int main(int argc, char **argv) {
         int64_t t0, t1;
         int r, want = 0;
 
+        if (argc == 2 && strcmp(argv[1], "errnos") == 0)
+                return do_errnos();
         if (argc < 4) {
                 fprintf(stderr, "usage: waitprobe KIND CLOCK MS [SIGMS [restart|norestart]]\n");
                 return 2;
