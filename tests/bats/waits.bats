@@ -243,3 +243,10 @@ except KeyboardInterrupt:
         echo "$output" | grep -Eq 'Waits: 0 converted, 1 unconverted' || fail "not counted as unconverted"
         grep -q "Failed to hold an absolute wait" "$DAEMON_DIR/log" || fail "not logged"
 }
+
+@test "Java: Thread.sleep, Object.wait, parkNanos and a scheduled executor under shifted clocks" {
+        command -v java >/dev/null || skip "java is not installed (Debian package openjdk-17-jre-headless)"
+        cp "$ROOT/tests/helpers/Waits.java" "$BATS_TEST_TMPDIR/"
+        run -0 tns run --monotonic +10d --boottime -1h --realtime -1d -- java "$BATS_TEST_TMPDIR/Waits.java"
+        [ "${#lines[@]}" -eq 4 ]
+}
