@@ -82,6 +82,14 @@ struct wait_trace {
 #define TNS_WAIT_SLOT_SIZE 32
 #define TNS_WAIT_SLOTS (TNS_WAIT_PAGE_SIZE / TNS_WAIT_SLOT_SIZE)
 
+/* Where a process's wait page was last seen (validated by its magic
+ * before use): direct-mapped by tgid, no allocation. */
+#define TNS_WAIT_PAGE_CACHE 256
+struct tns_wait_page_cache {
+        pid_t tgid;
+        uint64_t addr;
+};
+
 /* Returns the syscall's result (value or -errno) for the reply, or
  * TNS_REPLY_CONTINUE to let the kernel run the call as it is. */
 #define TNS_REPLY_CONTINUE INT64_MIN
@@ -105,6 +113,7 @@ struct tns_supervisor {
         struct wait_trace *waits;
         unsigned n_waits;
         int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
+        struct tns_wait_page_cache wait_pages[TNS_WAIT_PAGE_CACHE];
         sd_event_source *sigchld;
         struct tns_registry *registry; /* supervisor-registry.c; NULL if unused */
         tns_supervisor_idle_fn idle_fn;

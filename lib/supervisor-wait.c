@@ -54,6 +54,7 @@
 
 #define ERESTARTNOINTR 513 /* include/linux/errno.h: never seen by programs */
 #define WAIT_PAGE_NAME "/memfd:timens-wait"
+#define WAIT_PAGE_MAGIC "timens-wait-pg1" /* 16 bytes with its NUL */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
@@ -216,8 +217,9 @@ static int wait_memfd(struct tns_supervisor *s) {
         fd = memfd_create("timens-wait", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd < 0)
                 return negative_errno();
-        /* Zeros, never written: every process gets private copies. */
-        if (ftruncate(fd, TNS_WAIT_PAGE_SIZE) < 0 ||
+        /* A magic in slot 0 (which no wait uses), then zeros; every process
+         * gets private copies of the pages it writes. */
+        if (ftruncate(fd, TNS_WAIT_PAGE_SIZE) < 0 || pwrite(fd, WAIT_PAGE_MAGIC, 16, 0) != 16 ||
             fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
                 int r = negative_errno();
 
@@ -242,7 +244,7 @@ static int add_wait_memfd(struct listener *l, const struct seccomp_notif *req) {
 /* The lowest slot no other held wait of the process uses. */
 static int slot_alloc(struct tns_supervisor *s, pid_t tgid) {
         static const unsigned words = TNS_WAIT_SLOTS / 64;
-        uint64_t used[TNS_WAIT_SLOTS / 64] = {};
+        uint64_t used[TNS_WAIT_SLOTS / 64] = {1}; /* slot 0: the magic */
 
         for (struct wait_trace *w = s->waits; w; w = w->next)
                 if (w->tgid == tgid)
@@ -253,23 +255,45 @@ static int slot_alloc(struct tns_supervisor *s, pid_t tgid) {
         return -ENOSPC;
 }
 
+/* The caller's wait page: the last address seen for its process if the
+ * magic is still there (an exec replaces the whole mm), else from
+ * /proc/PID/maps (40 us for a JVM's 200 mappings; the cache read, 2). 0 if
+ * it has none yet. */
+static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid_t tgid, uint64_t *ret) {
+        struct tns_wait_page_cache *c = &l->s->wait_pages[(unsigned) tgid % TNS_WAIT_PAGE_CACHE];
+        char magic[16];
+        int r;
+
+        if (c->tgid == tgid && c->addr) {
+                r = read_target(l, req, c->addr, magic, sizeof(magic));
+                if (r == -ESRCH)
+                        return r;
+                if (r == 0 && memcmp(magic, WAIT_PAGE_MAGIC, sizeof(magic)) == 0) {
+                        *ret = c->addr;
+                        return 0;
+                }
+        }
+        *ret = 0;
+        r = tns_proc_find_mapping(req->pid, WAIT_PAGE_NAME, 0, ret, NULL);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        *c = (struct tns_wait_page_cache){tgid, *ret};
+        return 0;
+}
+
 /* Step 1: hold the caller. Returns -ERESTARTNOINTR for the reply. */
-static int64_t hold(struct listener *l, const struct seccomp_notif *req, const struct tns_wait_spec *spec,
+static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t tgid, const struct tns_wait_spec *spec,
                     const void *data, size_t len, uint64_t page) {
         struct tns_supervisor *s = l->s;
         _cleanup_free_ struct wait_trace *w = NULL;
-        struct tns_proc_status st;
         int r;
 
         if (s->n_waits >= TNS_MAX_WAITS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
-        r = tns_proc_status(req->pid, &st);
-        if (r < 0)
-                return r;
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
-        r = slot_alloc(s, st.tgid);
+        r = slot_alloc(s, tgid);
         if (r < 0)
                 return r;
         w->slot = (unsigned) r;
@@ -294,7 +318,7 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, const s
         w->s = s;
         w->phase = WAIT_INTERRUPT;
         w->tid = req->pid;
-        w->tgid = st.tgid;
+        w->tgid = tgid;
         w->nr = req->data.nr;
         memcpy(w->args, req->data.args, sizeof(w->args));
         w->arg = spec->arg;
@@ -315,6 +339,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 struct timespec ts;
                 struct itimerspec its;
         } in, out;
+        struct tns_proc_status st = {};
         uint64_t page = 0, ptr, args[6];
         size_t len;
         clockid_t clock;
@@ -329,10 +354,18 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         /* Step 3's call, pointing at our slot: let it run. */
         if (w && w->phase == WAIT_RUNNING && w->page && ptr == w->page + w->slot * TNS_WAIT_SLOT_SIZE)
                 return TNS_REPLY_CONTINUE;
+        if (!spec.via_fd) {
+                r = tns_proc_status(req->pid, &st);
+                if (r == 0)
+                        r = wait_page_of(l, req, st.tgid, &page);
+                if (r == -ESRCH || r == -ENOENT)
+                        return -ESRCH; /* gone */
+                if (r < 0)
+                        return TNS_REPLY_CONTINUE;
+        }
         /* A slot of ours the engine does not know (the supervisor was
          * restarted while the call was held): already converted. */
-        if (!spec.via_fd && tns_proc_find_mapping(req->pid, WAIT_PAGE_NAME, 0, &page, NULL) == 0 && ptr >= page &&
-            ptr < page + TNS_WAIT_PAGE_SIZE)
+        if (page && ptr >= page && ptr < page + TNS_WAIT_PAGE_SIZE)
                 return TNS_REPLY_CONTINUE;
         if (w)
                 return TNS_REPLY_CONTINUE; /* cannot happen: the thread is in our hands */
@@ -356,7 +389,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                                            : tns_wait_its_to_host(&in.its, off, &out.its);
         if (r < 0)
                 return TNS_REPLY_CONTINUE; /* the kernel's EINVAL */
-        r = hold(l, req, &spec, &out, len, page);
+        r = hold(l, req, st.tgid, &spec, &out, len, page);
         if (r == -ERESTARTNOINTR)
                 return r;
         if (r == -ESRCH)
@@ -400,6 +433,7 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
                 return (int) x;
         w->page = (uint64_t) x;
         w->target_fd = -EBADF;
+        w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE] = (struct tns_wait_page_cache){w->tgid, w->page};
         return 0;
 }
 
