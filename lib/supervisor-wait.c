@@ -527,6 +527,16 @@ static void on_stop(struct wait_trace *w, int status) {
         }
 }
 
+/* A thread that exec'd from another thread took the thread group's id
+ * (de_thread): if we held the old leader, its id is now that of a new
+ * program, which the exec trace owns (supervisor-exec.c ran first). */
+static bool taken_by_exec(const struct tns_supervisor *s, pid_t tid) {
+        for (const struct exec_trace *t = s->execs; t; t = t->next)
+                if (t->tid == tid)
+                        return true;
+        return false;
+}
+
 void supervisor_wait_on_sigchld(struct tns_supervisor *s) {
         struct wait_trace *w, *next;
 
@@ -535,6 +545,10 @@ void supervisor_wait_on_sigchld(struct tns_supervisor *s) {
                 pid_t r;
 
                 next = w->next;
+                if (taken_by_exec(s, w->tid)) {
+                        wait_free(w);
+                        continue;
+                }
                 r = waitpid(w->tid, &status, __WALL | WNOHANG);
                 if (r < 0)
                         wait_free(w);

@@ -250,3 +250,9 @@ except KeyboardInterrupt:
         run -0 tns run --monotonic +10d --boottime -1h --realtime -1d -- java "$BATS_TEST_TMPDIR/Waits.java"
         [ "${#lines[@]}" -eq 4 ]
 }
+
+@test "a thread execs while the leader is held in a converted wait: the new program runs and waits on time" {
+        run -0 tns run --monotonic +10d -- "$P" exec-thread monotonic "$MS"
+        [[ $output == "sleep monotonic result=0 "* ]]
+        run -0 tns run --realtime -1d -- "$P" exec-thread realtime "$MS"
+}

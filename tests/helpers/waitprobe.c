@@ -9,6 +9,8 @@
  *     waitprobe sig-sleep CLOCK MS SIGMS restart|norestart
  *                                    SIGUSR1 (handled) after SIGMS ms
  *     waitprobe stop-sleep CLOCK MS SIGMS   SIGSTOP + SIGCONT after SIGMS ms
+ *     waitprobe exec-thread CLOCK MS while the main thread sleeps 10 x MS,
+ *                                    another execs "waitprobe sleep CLOCK MS"
  *     waitprobe errnos               the error cases of the wait syscalls,
  *                                    one "CASE RET ERRNO" line each: the
  *                                    same on the host and under timensctl
@@ -272,6 +274,32 @@ static int do_threads(clockid_t c, long ms) {
         return r;
 }
 
+/* A thread execs while the leader is held in a converted wait: the new
+ * program takes the leader's id (de_thread), and must run normally. */
+static const char *self;
+static char exec_clock[16], exec_ms[16];
+
+static void *exec_later(void *arg) {
+        long ms = atol(exec_ms);
+        struct timespec d = {ms / 1000, (ms % 1000) * 1000000};
+
+        nanosleep(&d, NULL);
+        execl(self, self, "sleep", exec_clock, exec_ms, (char *) NULL);
+        perror("execl");
+        exit(2);
+        return arg;
+}
+
+static int do_exec_thread(const char *clock, clockid_t c, long ms) {
+        pthread_t t;
+
+        snprintf(exec_clock, sizeof(exec_clock), "%s", clock);
+        snprintf(exec_ms, sizeof(exec_ms), "%ld", ms);
+        pthread_create(&t, NULL, exec_later, NULL);
+        do_sleep(c, 10 * ms);
+        return EBADE; /* the exec ends this program first */
+}
+
 /* RFC style: the caller moves into a new namespace and sets its clock. */
 static void rfc_setup(clockid_t c, long shift) {
         struct timespec ts;
@@ -408,6 +436,7 @@ int main(int argc, char **argv) {
                 return 2;
         }
         kind = argv[1];
+        self = argv[0];
         c = parse_clock(argv[2]);
         ms = atol(argv[3]);
         if (strncmp(kind, "rfc-", 4) == 0 && argc == 5) {
@@ -437,6 +466,8 @@ int main(int argc, char **argv) {
                 r = do_sem(ms), want = ETIMEDOUT;
         else if (strcmp(kind, "lockpi") == 0)
                 r = do_lockpi(ms), want = ETIMEDOUT;
+        else if (strcmp(kind, "exec-thread") == 0)
+                r = do_exec_thread(argv[2], c, ms);
         else if (strcmp(kind, "threads") == 0)
                 r = do_threads(c, ms);
         else if (strcmp(kind, "waitv") == 0)
