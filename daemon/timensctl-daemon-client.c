@@ -2,7 +2,12 @@
 /* What the commands share to talk to timensd: connecting, one request,
  * error messages that name what failed, and printing namespaces. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +54,76 @@ int ctl_connect(const struct ctl_options *o, bool quiet, struct tns_client **ret
                 return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to connect to timensd at %s: %m%s", path,
                                      r == -ENOENT || r == -ECONNREFUSED ? " (is timensd running?)" : "");
         return r;
+}
+
+/* timensd: $TIMENSD, else beside this program (a build tree), else where
+ * `make install` puts it, else $PATH. */
+static void exec_timensd(const char *socket) {
+        static const char *const fixed[] = {"/usr/sbin/timensd", "/usr/local/sbin/timensd"};
+        char self[PATH_MAX], *slash;
+        ssize_t n;
+
+        if (getenv("TIMENSD"))
+                execl(getenv("TIMENSD"), "timensd", "--socket", socket, (char *) NULL);
+        n = readlink("/proc/self/exe", self, sizeof(self) - sizeof("timensd"));
+        if (n > 0) {
+                self[n] = '\0';
+                slash = strrchr(self, '/');
+                if (slash) {
+                        strcpy(slash + 1, "timensd");
+                        execl(self, "timensd", "--socket", socket, (char *) NULL);
+                }
+        }
+        for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
+                execl(fixed[i], "timensd", "--socket", socket, (char *) NULL);
+        execlp("timensd", "timensd", "--socket", socket, (char *) NULL);
+}
+
+/* Starts timensd on path and waits until it listens: without
+ * --foreground it returns once its socket is bound (timensd(8)). Its
+ * stdio goes to /dev/null, so that whoever reads ours (a container
+ * runtime running a hook) does not wait for it. */
+static int start_timensd(const char *path) {
+        pid_t pid;
+        int status;
+
+        pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+
+                if (null >= 0)
+                        (void) dup2(null, 0), (void) dup2(null, 1), (void) dup2(null, 2);
+                (void) setsid();
+                exec_timensd(path);
+                _exit(127);
+        }
+        if (waitpid(pid, &status, 0) < 0)
+                return negative_errno();
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
+        return 0;
+}
+
+int ctl_connect_or_start(const struct ctl_options *o, struct tns_client **ret) {
+        const char *path = o->socket ?: tns_client_default_socket();
+        int r;
+
+        r = tns_client_connect(path, ret);
+        if (r != -ENOENT && r != -ECONNREFUSED)
+                return r < 0 ? ctl_connect(o, false, ret) : r;
+        if (geteuid() != 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r,
+                                     "Failed to connect to timensd at %s: %m (it runs as root: start it as root)",
+                                     path);
+        tns_log(&timensctl_log, LOG_DEBUG, "Nothing answers at %s: starting timensd", path);
+        r = start_timensd(path);
+        if (r < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r,
+                                     "Failed to start timensd on %s: %m%s (start it yourself: timensd --socket %s)",
+                                     path, r == -ENOENT ? " (not found: set $TIMENSD)" : "", path);
+        return ctl_connect(o, false, ret);
 }
 
 static int errno_of(enum tns_err e) {

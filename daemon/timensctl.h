@@ -92,6 +92,9 @@ int ctl_connect(const struct ctl_options *o, bool quiet, struct tns_client **ret
  * -EPROTO (any other error reply), or the transport's -errno. */
 int ctl_call(struct tns_client *c, struct tns_request *req, const int *fds, size_t n_fds,
              struct json_object **ret_result);
+/* Connects; if nothing answers there (and we are root), starts timensd
+ * on that socket first. */
+int ctl_connect_or_start(const struct ctl_options *o, struct tns_client **ret);
 /* connect + call, for commands that make one request. */
 int ctl_request(const struct ctl_options *o, struct tns_request *req, struct json_object **ret_result);
 /* NAME or ID (digits) into req. */

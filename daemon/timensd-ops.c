@@ -8,8 +8,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "attach.h"
 #include "clocks.h"
 #include "time-util.h"
 #include "timensd.h"
@@ -180,7 +183,7 @@ static int op_hello(struct op_ctx *x) {
                 .access = x->p->access,
                 .max_request = TNS_PROTO_MAX_REQUEST,
                 .max_reply = TNS_PROTO_MAX_REPLY,
-                .ops = ((UINT64_C(1) << _TNS_OP_MAX) - 1) & ~(UINT64_C(1) << TNS_OP_ATTACH),
+                .ops = (UINT64_C(1) << _TNS_OP_MAX) - 1,
         };
 
         return tns_hello_to_json(&h, &x->result) < 0 ? fail(x, TNS_ERR_INTERNAL, "out of memory") : 0;
@@ -421,10 +424,148 @@ static int op_adopt(struct op_ctx *x) {
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
 
+/* Who may attach pid: root, or the owner of the process (as ptrace asks
+ * of an unprivileged tracer). pid 1 and timensd itself never. */
+static int attach_check(struct op_ctx *x, pid_t pid) {
+        char path[64];
+        struct stat st;
+
+        if (pid == 1)
+                return fail(x, TNS_ERR_INVALID_PARAMS,
+                            "process 1 is the init of timensd's pid namespace: attaching it would put every "
+                            "process of the host under the namespace");
+        if (pid == getpid())
+                return fail(x, TNS_ERR_INVALID_PARAMS, "process %d is timensd itself", (int) pid);
+        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+        if (stat(path, &st) < 0)
+                return fail(x, TNS_ERR_NOT_FOUND, "no process %d (pids are timensd's, the host's)", (int) pid);
+        if (x->p->uid != 0 && st.st_uid != x->p->uid)
+                return fail(x, TNS_ERR_PERMISSION_DENIED, "process %d belongs to uid %u: only root or its owner may attach it",
+                            (int) pid, (unsigned) st.st_uid);
+        return 0;
+}
+
+static pid_t tracer_of(pid_t pid) {
+        char path[64], line[128];
+        _cleanup_(fclosep) FILE *f = NULL;
+        int tracer = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+                        break;
+        return tracer;
+}
+
+static int attach_error(struct op_ctx *x, int r, pid_t pid) {
+        struct tns_ns *in;
+        char l[TNS_NS_NAME_MAX + 8];
+        pid_t tracer;
+
+        switch (r) {
+        case -ESRCH:
+                return fail(x, TNS_ERR_NOT_FOUND, "process %d exited", (int) pid);
+        case -EINVAL:
+                return fail(x, TNS_ERR_INVALID_PARAMS, "%d is a thread, not a process: give its process id (Tgid)",
+                            (int) pid);
+        case -EPERM:
+                tracer = tracer_of(pid);
+                if (tracer > 0)
+                        return fail(x, TNS_ERR_BUSY, "process %d is traced by process %d (a debugger?): detach it first",
+                                    (int) pid, (int) tracer);
+                return fail(x, TNS_ERR_PERMISSION_DENIED, "process %d cannot be traced (a kernel thread?)", (int) pid);
+        case -ETIMEDOUT:
+                return fail(x, TNS_ERR_TIMEOUT,
+                            "a thread of process %d did not stop within %d ms (uninterruptible sleep, or a vfork "
+                            "parent): try again",
+                            (int) pid, TNS_ATTACH_STOP_TIMEOUT_MS);
+        case -EPROTOTYPE:
+                return fail(x, TNS_ERR_UNSUPPORTED, "process %d is a 32-bit program: attach serves x86-64 ones",
+                            (int) pid);
+        case -EOPNOTSUPP:
+                return fail(x, TNS_ERR_UNSUPPORTED,
+                            "process %d has no vDSO of this kernel (or this host has none): nothing to run the "
+                            "attach with",
+                            (int) pid);
+        case -EBUSY:
+                in = tns_registry_find_process(x->m->registry, pid);
+                if (in)
+                        return fail(x, TNS_ERR_BUSY, "process %d is already in namespace %s", (int) pid,
+                                    label(in, l, sizeof(l)));
+                return fail(x, TNS_ERR_BUSY,
+                            "process %d already has a seccomp filter with a listener (another supervisor, or a "
+                            "container runtime's seccomp agent): the kernel allows one",
+                            (int) pid);
+        case -EXDEV:
+                return fail(x, TNS_ERR_UNSUPPORTED,
+                            "the threads of process %d have different seccomp filters: they cannot be given one "
+                            "together",
+                            (int) pid);
+        case -E2BIG:
+                return fail(x, TNS_ERR_LIMIT, "process %d has more than %d threads", (int) pid,
+                            TNS_ATTACH_MAX_THREADS);
+        default:
+                return fail_errno(x, r, "attaching the process");
+        }
+}
+
+static json_object *attach_json(const struct tns_attach_report *rep) {
+        _cleanup_json_ json_object *a = json_object_new_array(), *f = json_object_new_array(),
+                                   *o = json_object_new_object();
+
+        if (!a || !f || !o)
+                return NULL;
+        for (unsigned i = 0; i < rep->n_attached && i < TNS_ATTACH_MAX_PROCESSES; i++)
+                if (json_object_array_add(a, json_object_new_int(rep->attached[i])) < 0)
+                        return NULL;
+        for (unsigned i = 0; i < rep->n_failed && i < TNS_ATTACH_MAX_PROCESSES; i++) {
+                json_object *e = json_object_new_object();
+
+                if (!e || json_object_array_add(f, e) < 0 ||
+                    json_object_object_add(e, "pid", json_object_new_int(rep->failed[i].pid)) < 0 ||
+                    json_object_object_add(e, "message", json_object_new_string(strerror(-rep->failed[i].error))) < 0)
+                        return NULL;
+        }
+        if (json_object_object_add(o, "attached", TAKE_PTR(a)) < 0 || json_object_object_add(o, "failed", TAKE_PTR(f)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 static int op_attach(struct op_ctx *x) {
-        return fail(x, TNS_ERR_UNSUPPORTED,
-                    "attach is not implemented yet; start the process in the namespace with "
-                    "'timensctl run --join NAME -- COMMAND'");
+        _cleanup_free_ struct tns_attach_report *rep = calloc(1, sizeof(*rep));
+        pid_t pid = (pid_t) x->req->pid;
+        json_object *ns_obj, *res;
+        struct tns_ns *ns;
+        bool created;
+        int r;
+
+        if (!rep)
+                return fail(x, TNS_ERR_INTERNAL, "out of memory");
+        r = attach_check(x, pid);
+        if (r < 0)
+                return r;
+        r = adopt_target(x, &ns, &created);
+        if (r < 0)
+                return r;
+        r = tns_registry_attach(x->m->registry, ns, pid, x->req->no_tree ? 0 : TNS_ATTACH_TREE, rep);
+        if (r < 0) {
+                if (created)
+                        (void) tns_registry_destroy(x->m->registry, ns, true);
+                return r == -ENOSPC ? fail_errno(x, r, "attaching") : attach_error(x, r, pid);
+        }
+        x->m->generation++;
+        log_ns(x, ns, "Attached process %d (%u processes, %u failed) to namespace %" PRIu64, (int) pid,
+               rep->n_attached, rep->n_failed, ns->id);
+        res = attach_json(rep);
+        ns_obj = ns_json(x, ns, false);
+        if (!res || !ns_obj || json_object_object_add(res, "namespace", ns_obj) < 0) {
+                json_object_put(res);
+                json_object_put(ns_obj);
+                return fail(x, TNS_ERR_INTERNAL, "out of memory");
+        }
+        x->result = res;
+        return 0;
 }
 
 static int op_wait(struct op_ctx *x) {

@@ -5,6 +5,7 @@
 
 #include <seccomp.h>
 
+#include "filter.h"
 #include "ptrace-util.h"
 #include "supervisor.h"
 #include "vdso-host.h"
@@ -118,6 +119,7 @@ struct tns_supervisor {
         struct tns_registry *registry; /* supervisor-registry.c; NULL if unused */
         tns_supervisor_idle_fn idle_fn;
         void *idle_userdata;
+        struct tns_filter *attach_filter; /* supervisor-attach.c, built at the first attach */
 };
 
 /* Adds a namespace to the supervisor's list (which holds no reference: a
@@ -149,6 +151,9 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                         const struct tns_syscall_desc *d);
 void supervisor_wait_on_sigchld(struct tns_supervisor *s);
 void supervisor_wait_done(struct tns_supervisor *s);
+
+/* supervisor-attach.c: frees the filter. */
+void supervisor_attach_done(struct tns_supervisor *s);
 
 /* supervisor-registry.c: a listener of ns hung up. Called by
  * listener_free() before it drops its reference on ns. */

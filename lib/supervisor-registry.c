@@ -464,6 +464,29 @@ int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t 
         return tns_supervisor_add_listener(r->s, ns, TAKE_FD(owned), root_pid);
 }
 
+struct attach_ctx {
+        struct tns_supervisor *s;
+        struct tns_ns *ns;
+};
+
+static int attach_listener(int fd, pid_t pid, void *userdata) {
+        struct attach_ctx *c = userdata;
+
+        return tns_supervisor_add_listener(c->s, c->ns, fd, pid);
+}
+
+int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, unsigned flags,
+                        struct tns_attach_report *ret) {
+        unsigned listeners, pinned, room, total;
+        bool live;
+
+        count_processes(r, ns, &listeners, &pinned, &live);
+        room = listeners < TNS_MAX_LISTENERS_PER_NS ? TNS_MAX_LISTENERS_PER_NS - listeners : 0;
+        total = r->s->stats.listeners < TNS_MAX_LISTENERS ? TNS_MAX_LISTENERS - r->s->stats.listeners : 0;
+        return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, attach_listener,
+                                     &(struct attach_ctx){r->s, ns}, ret);
+}
+
 int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_clock_state *ret) {
         struct tns_clock_state st = {.grant = ns->record ? ns->record->grant : TNS_GRANT_NONE};
 

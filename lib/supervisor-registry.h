@@ -25,7 +25,7 @@
  * with a letter or digit, not all digits (a number names an id). */
 #define TNS_NS_NAME_MAX 128
 /* Listeners one namespace may be fed by (adopt with join). */
-#define TNS_MAX_LISTENERS_PER_NS 64
+#define TNS_MAX_LISTENERS_PER_NS 1024 /* attach gives each process of a tree its own */
 #define TNS_MAX_LISTENERS 4096
 
 enum tns_origin {
@@ -118,6 +118,12 @@ int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned
 /* Serves a seccomp listener fd (taken, also on failure) for ns. -ENOTTY if
  * fd is not a seccomp listener, -ENOSPC past the caps. */
 int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t root_pid);
+
+/* Attaches process pid (and its tree, flags TNS_ATTACH_TREE) to ns
+ * (tns_supervisor_attach), within the listener caps (-ENOSPC if there is
+ * no room for even the root). */
+int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, unsigned flags,
+                        struct tns_attach_report *ret);
 
 /* A namespace's clocks as a checkpoint keeps them. */
 struct tns_clock_state {

@@ -512,6 +512,7 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
                 return NULL;
         supervisor_wait_done(s);
         supervisor_exec_done(s);
+        supervisor_attach_done(s);
         while (s->listeners)
                 listener_free(s->listeners);
         /* Namespaces still referenced only by the supervisor's list. */

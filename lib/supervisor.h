@@ -62,6 +62,35 @@ int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const i
  * root_pid is the process the filter was installed in, for logs. */
 int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid);
 
+/* Attach (lib/attach.h) of a running process, with its descendants if
+ * flags has TNS_ATTACH_TREE: each process is stopped in turn, given the
+ * filter (its children are listed while it is stopped: those it forks
+ * later inherit the filter) and its listener fd handed to fn (taken; e.g.
+ * tns_supervisor_add_listener). At most max_processes are attached; the
+ * root's failure is returned (attach.h's errors, -EDEADLK for the
+ * supervisor itself), those of descendants are in the report (a
+ * descendant that exited meanwhile is skipped). The supervisor's own
+ * process is never attached. Synchronous: it blocks the event loop for
+ * as long as it takes (a few ms per process, at most
+ * TNS_ATTACH_STOP_TIMEOUT_MS for one that does not stop). */
+#define TNS_ATTACH_TREE 0x1U
+#define TNS_ATTACH_MAX_PROCESSES 1024
+
+struct tns_attach_failure {
+        pid_t pid;
+        int error;
+};
+
+struct tns_attach_report {
+        unsigned n_attached, n_failed; /* may exceed what the arrays keep */
+        pid_t attached[TNS_ATTACH_MAX_PROCESSES];
+        struct tns_attach_failure failed[TNS_ATTACH_MAX_PROCESSES];
+};
+
+typedef int (*tns_attach_listener_fn)(int fd, pid_t pid, void *userdata);
+int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, unsigned max_processes,
+                          tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *ret);
+
 /* Called when the last listener has hung up: every process that carried a
  * filter is gone. */
 void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_idle_fn fn, void *userdata);

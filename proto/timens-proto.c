@@ -22,6 +22,7 @@ enum {
         PARAM_PID = 1U << 7,
         PARAM_TIMEOUT = 1U << 8,
         PARAM_STATE = 1U << 9,
+        PARAM_TREE = 1U << 10,
         PARAM_TARGET = PARAM_NAME | PARAM_ID,
 };
 
@@ -42,7 +43,8 @@ static const struct op_def {
         [TNS_OP_IMPORT] = {"import", true, false, PARAM_NAME | PARAM_GRANT | PARAM_STATE, PARAM_STATE},
         [TNS_OP_STATS] = {"stats", false, false, 0, 0},
         [TNS_OP_ADOPT] = {"adopt", true, false, PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN, 0},
-        [TNS_OP_ATTACH] = {"attach", true, true, PARAM_TARGET | PARAM_PID, PARAM_PID},
+        [TNS_OP_ATTACH] = {"attach", true, false,
+                           PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE, PARAM_PID},
         [TNS_OP_WAIT] = {"wait", false, true, PARAM_TARGET | PARAM_TIMEOUT, 0},
 };
 
@@ -361,6 +363,16 @@ static int parse_join(json_object *v, struct tns_request *r, struct tns_proto_er
         return parse_bool_field(v, &r->join, "join", e);
 }
 
+static int parse_tree(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
+        bool tree = true;
+        int k;
+
+        k = parse_bool_field(v, &tree, "tree", e);
+        if (k >= 0)
+                r->no_tree = !tree;
+        return k;
+}
+
 static int parse_grant(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
         const char *s;
         int g;
@@ -413,6 +425,7 @@ static const struct param_def {
         {"pid", PARAM_PID, parse_pid},
         {"timeout_ms", PARAM_TIMEOUT, parse_timeout},
         {"state", PARAM_STATE, parse_state},
+        {"tree", PARAM_TREE, parse_tree},
 };
 
 static const struct param_def *param_by_key(const char *key) {
@@ -632,6 +645,8 @@ static int params_to_json(const struct tns_request *r, json_object *p) {
                 k = add_string(p, "grant", tns_grant_name(r->grant));
         if (k >= 0 && r->pid && (d->allowed & PARAM_PID))
                 k = add_int64(p, "pid", r->pid);
+        if (k >= 0 && r->no_tree && (d->allowed & PARAM_TREE))
+                k = add_bool(p, "tree", false);
         if (k >= 0 && (d->allowed & PARAM_TIMEOUT))
                 k = add_int64(p, "timeout_ms", r->timeout_ms);
         if (k >= 0 && r->has_state && (d->allowed & PARAM_STATE)) {

@@ -67,7 +67,7 @@ enum tns_err {
         TNS_ERR_BACKWARDS, /* set would move MONOTONIC/BOOTTIME back */
         TNS_ERR_OUT_OF_RANGE,
         TNS_ERR_LIMIT, /* a cap: namespaces, listeners, connections */
-        TNS_ERR_UNSUPPORTED, /* attach, until the containers issue */
+        TNS_ERR_UNSUPPORTED, /* destroy of a child; attach of what cannot be attached */
         TNS_ERR_BAD_FD, /* adopt without a seccomp listener fd */
         TNS_ERR_TIMEOUT,
         TNS_ERR_INTERNAL,
@@ -113,12 +113,13 @@ struct tns_clock_arg {
 struct tns_request {
         int64_t id; /* -1 if the line had none usable */
         enum tns_op op;
-        const char *name; /* create/adopt/import: the new name; else the target */
+        const char *name; /* create/adopt/attach/import: the new name; else the target */
         uint64_t ns_id; /* the target by id (0: by name) */
         struct tns_clock_arg clocks[TNS_CLASS_MAX];
         bool force, allow_backwards, join;
         enum tns_grant grant;
         int64_t pid; /* attach */
+        bool no_tree; /* attach: "tree": false, the process alone */
         uint32_t timeout_ms; /* wait */
         bool has_state;
         struct tns_clock_state state; /* import */
