@@ -166,12 +166,12 @@ teardown() {
         echo "$output" | json_get 'j["server"]["requests"] >= 1 or sys.exit(1)'
 }
 
-@test "attach answers unsupported, clearly" {
+@test "attach refuses process 1, clearly (attach.bats attaches real programs)" {
         run -0 tns create target
-        run -1 --separate-stderr tns attach target 1
-        [[ $stderr == *"attach is not implemented yet"*"(unsupported)"* ]]
-        run -0 api '{"version":1,"id":3,"op":"attach","params":{"name":"target","pid":1}}'
-        echo "$output" | json_get 'j["error"]["code"] == "unsupported" or sys.exit(1)'
+        run -1 --separate-stderr tns attach 1 --join target
+        [[ $stderr == *"process 1 is the init of timensd's pid namespace"*"(invalid-params)"* ]]
+        run -0 api '{"version":1,"id":3,"op":"attach","params":{"name":"target","join":true,"pid":1}}'
+        echo "$output" | json_get 'j["error"]["code"] == "invalid-params" or sys.exit(1)'
 }
 
 @test "commands name what failed, and exit 1" {
