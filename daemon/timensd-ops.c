@@ -440,8 +440,9 @@ static int attach_check(struct op_ctx *x, pid_t pid) {
         if (stat(path, &st) < 0)
                 return fail(x, TNS_ERR_NOT_FOUND, "no process %d (pids are timensd's, the host's)", (int) pid);
         if (x->p->uid != 0 && st.st_uid != x->p->uid)
-                return fail(x, TNS_ERR_PERMISSION_DENIED, "process %d belongs to uid %u: only root or its owner may attach it",
-                            (int) pid, (unsigned) st.st_uid);
+                return fail(x, TNS_ERR_PERMISSION_DENIED,
+                            "process %d belongs to uid %u: only root or its owner may attach it", (int) pid,
+                            (unsigned) st.st_uid);
         return 0;
 }
 
@@ -472,8 +473,9 @@ static int attach_error(struct op_ctx *x, int r, pid_t pid) {
         case -EPERM:
                 tracer = tracer_of(pid);
                 if (tracer > 0)
-                        return fail(x, TNS_ERR_BUSY, "process %d is traced by process %d (a debugger?): detach it first",
-                                    (int) pid, (int) tracer);
+                        return fail(x, TNS_ERR_BUSY,
+                                    "process %d is traced by process %d (a debugger?): detach it first", (int) pid,
+                                    (int) tracer);
                 return fail(x, TNS_ERR_PERMISSION_DENIED, "process %d cannot be traced (a kernel thread?)", (int) pid);
         case -ETIMEDOUT:
                 return fail(x, TNS_ERR_TIMEOUT,
@@ -503,8 +505,7 @@ static int attach_error(struct op_ctx *x, int r, pid_t pid) {
                             "together",
                             (int) pid);
         case -E2BIG:
-                return fail(x, TNS_ERR_LIMIT, "process %d has more than %d threads", (int) pid,
-                            TNS_ATTACH_MAX_THREADS);
+                return fail(x, TNS_ERR_LIMIT, "process %d has more than %d threads", (int) pid, TNS_ATTACH_MAX_THREADS);
         default:
                 return fail_errno(x, r, "attaching the process");
         }
@@ -527,7 +528,8 @@ static json_object *attach_json(const struct tns_attach_report *rep) {
                     json_object_object_add(e, "message", json_object_new_string(strerror(-rep->failed[i].error))) < 0)
                         return NULL;
         }
-        if (json_object_object_add(o, "attached", TAKE_PTR(a)) < 0 || json_object_object_add(o, "failed", TAKE_PTR(f)) < 0)
+        if (json_object_object_add(o, "attached", TAKE_PTR(a)) < 0 ||
+            json_object_object_add(o, "failed", TAKE_PTR(f)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -555,8 +557,8 @@ static int op_attach(struct op_ctx *x) {
                 return r == -ENOSPC ? fail_errno(x, r, "attaching") : attach_error(x, r, pid);
         }
         x->m->generation++;
-        log_ns(x, ns, "Attached process %d (%u processes, %u failed) to namespace %" PRIu64, (int) pid,
-               rep->n_attached, rep->n_failed, ns->id);
+        log_ns(x, ns, "Attached process %d (%u processes, %u failed) to namespace %" PRIu64, (int) pid, rep->n_attached,
+               rep->n_failed, ns->id);
         res = attach_json(rep);
         ns_obj = ns_json(x, ns, false);
         if (!res || !ns_obj || json_object_object_add(res, "namespace", ns_obj) < 0) {

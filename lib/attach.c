@@ -344,10 +344,10 @@ static int install_filter(struct attach *a, const struct sock_fprog *prog, int64
         int64_t page;
         int r, r2;
 
-        r = run_syscall6(a, SYS_mmap,
-                         (const uint64_t[6]){0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                                             (uint64_t) -1, 0},
-                         &page);
+        r = run_syscall6(
+                a, SYS_mmap,
+                (const uint64_t[6]){0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t) -1, 0},
+                &page);
         if (r < 0)
                 return r;
         hdr[0] = prog->len;
@@ -417,8 +417,8 @@ static void release(struct attach *a) {
         }
 }
 
-static int attach_stopped(struct attach *a, const struct sock_fprog *prog, tns_attach_child_fn child_fn,
-                          void *userdata, int *ret_listener) {
+static int attach_stopped(struct attach *a, const struct sock_fprog *prog, tns_attach_child_fn child_fn, void *userdata,
+                          int *ret_listener) {
         uint8_t orig[ELEMENTSOF(patches)][TNS_ATTACH_STUB_SIZE] = {};
         bool patched[ELEMENTSOF(patches)] = {};
         int r;

@@ -68,8 +68,8 @@ static int queue_child(pid_t child, void *userdata) {
         return 0;
 }
 
-static int attach_one(struct tns_supervisor *s, const struct sock_fprog *prog, pid_t pid, struct walk *w,
-                      bool tree, tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *rep) {
+static int attach_one(struct tns_supervisor *s, const struct sock_fprog *prog, pid_t pid, struct walk *w, bool tree,
+                      tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *rep) {
         struct tns_attach_info info;
         int fd = -EBADF, r;
 

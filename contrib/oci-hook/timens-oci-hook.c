@@ -252,7 +252,7 @@ static int make_namespace(struct hook *h, struct tns_client *c) {
 
 static int create_runtime(struct hook *h) {
         _cleanup_client_ struct tns_client *c = NULL;
-        struct tns_request req = {.op = TNS_OP_ATTACH, .name = h->req.name};
+        struct tns_request req = {.op = TNS_OP_ATTACH, .name = h->req.name, .join = true};
         struct tns_proto_error e = {};
         int r;
 
