@@ -9,6 +9,7 @@
 #include "ptrace-util.h"
 #include "supervisor.h"
 #include "vdso-host.h"
+#include "wait-convert.h"
 
 /* A process whose namespace differs from its listener's: one that called
  * unshare(CLONE_NEWTIME), a child it had before (pinned to the old one), or
@@ -72,8 +73,12 @@ struct wait_trace {
         int target_fd; /* our wait memfd in the target, to map; -EBADF: none */
         uint64_t page; /* its wait page, 0 until known */
         unsigned slot; /* index in the page */
-        unsigned char data[32]; /* the converted deadline */
+        struct tns_ns *ns; /* its namespace: the offset is read at the entry stop */
+        int clock_class;
+        enum tns_wait_kind kind;
+        unsigned char data[32]; /* the deadline as the program passed it (namespace time) */
         size_t len;
+        bool reconvert; /* interrupted by us: the offset changed during the wait */
         struct wait_trace *next;
 };
 
@@ -150,6 +155,9 @@ int supervisor_ensure_sigchld(struct tns_supervisor *s);
 int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
                         const struct tns_syscall_desc *d);
 void supervisor_wait_on_sigchld(struct tns_supervisor *s);
+/* Offsets changed: every held wait is interrupted and converted again
+ * (a sleep or futex wait restarts through the filter). */
+void supervisor_wait_offsets_changed(struct tns_supervisor *s);
 void supervisor_wait_done(struct tns_supervisor *s);
 
 /* supervisor-attach.c: frees the filter. */

@@ -432,6 +432,7 @@ int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned
         }
         if (ns->record)
                 ns->record->sets++;
+        supervisor_wait_offsets_changed(r->s); /* absolute waits in flight */
         return 0;
 }
 

@@ -52,7 +52,9 @@
 #include "util.h"
 #include "wait-convert.h"
 
-#define ERESTARTNOINTR 513 /* include/linux/errno.h: never seen by programs */
+/* include/linux/errno.h: never seen by programs */
+#define ERESTARTNOINTR 513
+#define ERESTART_RESTARTBLOCK 516
 #define WAIT_PAGE_NAME "/memfd:timens-wait"
 #define WAIT_PAGE_MAGIC "timens-wait-pg1" /* 16 bytes with its NUL */
 #ifndef PIDFD_THREAD
@@ -86,6 +88,7 @@ static void wait_free(struct wait_trace *w) {
                         break;
                 }
         s->n_waits--;
+        tns_ns_unref(w->ns);
         free(w);
 }
 
@@ -282,8 +285,8 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
 }
 
 /* Step 1: hold the caller. Returns -ERESTARTNOINTR for the reply. */
-static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t tgid, const struct tns_wait_spec *spec,
-                    const void *data, size_t len, uint64_t page) {
+static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t tgid, struct tns_ns *ns, int c,
+                    const struct tns_wait_spec *spec, const void *data, size_t len, uint64_t page) {
         struct tns_supervisor *s = l->s;
         _cleanup_free_ struct wait_trace *w = NULL;
         int r;
@@ -323,6 +326,9 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         memcpy(w->args, req->data.args, sizeof(w->args));
         w->arg = spec->arg;
         w->page = page;
+        w->ns = tns_ns_ref(ns);
+        w->clock_class = c;
+        w->kind = spec->kind;
         memcpy(w->data, data, len);
         w->len = len;
         w->next = s->waits;
@@ -389,7 +395,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                                            : tns_wait_its_to_host(&in.its, off, &out.its);
         if (r < 0)
                 return TNS_REPLY_CONTINUE; /* the kernel's EINVAL */
-        r = hold(l, req, st.tgid, &spec, &out, len, page);
+        r = hold(l, req, st.tgid, ns, c, &spec, &in, len, page);
         if (r == -ERESTARTNOINTR)
                 return r;
         if (r == -ESRCH)
@@ -437,16 +443,29 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
         return 0;
 }
 
+/* The deadline converted with the offset of now, into the slot. */
 static int write_slot(struct wait_trace *w) {
+        int64_t off = tns_ns_offset(w->ns, w->clock_class);
+        union {
+                struct timespec ts;
+                struct itimerspec its;
+        } in, out;
         char path[64];
         _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        memcpy(&in, w->data, w->len);
+        r = w->kind == TNS_WAIT_TIMESPEC ? tns_wait_ts_to_host(&in.ts, off, &out.ts)
+                                         : tns_wait_its_to_host(&in.its, off, &out.its);
+        if (r < 0)
+                return r;
 
         snprintf(path, sizeof(path), "/proc/%d/mem", w->tid);
         fd = open(path, O_RDWR | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
         /* FOLL_FORCE: a private copy of the read-only page. */
-        if (pwrite(fd, w->data, w->len, (off_t) (w->page + w->slot * TNS_WAIT_SLOT_SIZE)) != (ssize_t) w->len)
+        if (pwrite(fd, &out, w->len, (off_t) (w->page + w->slot * TNS_WAIT_SLOT_SIZE)) != (ssize_t) w->len)
                 return -EIO;
         return 0;
 }
@@ -502,6 +521,13 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
         if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0)
                 return release(w, NULL, sig);
         *reg(&regs, w->arg) = w->args[w->arg];
+        /* Our interrupt ended it to convert the deadline again. A sleep
+         * (-ERESTARTNOHAND) and futex_waitv (-ERESTARTSYS) restart through
+         * the filter by themselves; a futex wait would restart from its
+         * restart_block with the old host deadline: restart the call
+         * itself instead (a futex wait may always wake spuriously). */
+        if (w->reconvert && (int64_t) regs.rax == -ERESTART_RESTARTBLOCK)
+                regs.rax = (uint64_t) -ERESTARTNOINTR;
         release(w, &regs, sig);
 }
 
@@ -555,6 +581,15 @@ void supervisor_wait_on_sigchld(struct tns_supervisor *s) {
                 else if (r > 0)
                         on_stop(w, status);
         }
+}
+
+void supervisor_wait_offsets_changed(struct tns_supervisor *s) {
+        /* Before the entry stop a wait has no deadline yet: it takes the
+         * offset of then. A running one is interrupted (its sleep ends
+         * with a restart code, it stops at its exit). */
+        for (struct wait_trace *w = s->waits; w; w = w->next)
+                if (w->phase == WAIT_RUNNING && !w->reconvert && ptrace(PTRACE_INTERRUPT, w->tid, 0, 0) == 0)
+                        w->reconvert = true;
 }
 
 /* The supervisor goes away: a thread left pointing at a slot finishes its

@@ -268,6 +268,7 @@ static int apply_effects(struct listener *l, const struct seccomp_notif *req, st
                         r = tns_ns_set_offset(ns, c, res->new_offset[c]);
                         if (r < 0)
                                 return -EINVAL;
+                        supervisor_wait_offsets_changed(l->s);
                 }
         if (res->set_tz) {
                 ns->tz_set = true;

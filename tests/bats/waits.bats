@@ -256,3 +256,33 @@ except KeyboardInterrupt:
         [[ $output == "sleep monotonic result=0 "* ]]
         run -0 tns run --realtime -1d -- "$P" exec-thread realtime "$MS"
 }
+
+@test "a clock set during a wait moves its deadline: clock_settime inside (RFC style)" {
+        requires_user_ns
+        local k c
+        # Each waits for 2 x MS ahead; after MS/2 another thread moves the
+        # clock on by MS: the wait ends after MS.
+        for k in sleep cond waitv; do
+                for c in realtime monotonic; do
+                        run -0 unshare -U -r "$TIMENSCTL" run --monotonic +1d --realtime -1h -- "$P" "jump-$k" "$c" 400
+                done
+        done
+        run -0 unshare -U -r "$TIMENSCTL" run --boottime +1d -- "$P" jump-sleep boottime 400
+}
+
+@test "through timensd: timensctl set during a wait moves its deadline" {
+        requires_root
+        requires_timensd
+        start_daemon
+        local pid rc=0
+        # 1500 ms ahead; after ~300 ms the clock moves on by 1000 ms.
+        "$TIMENSCTL" run --name waitset --realtime +1d -- "$P" sleep realtime 1500 >"$BATS_TEST_TMPDIR/out" &
+        pid=$!
+        sleep 0.3
+        run -0 tns set waitset --realtime "+1d 1s"
+        wait "$pid" || rc=$?
+        cat "$BATS_TEST_TMPDIR/out"
+        # The probe expected 1500 ms: it reports about 500.
+        grep -Eq 'result=0 elapsed=(4[5-9][0-9]|5[0-9][0-9]|6[0-4][0-9]) ms' "$BATS_TEST_TMPDIR/out" ||
+                fail "status $rc: $(cat "$BATS_TEST_TMPDIR/out")"
+}

@@ -11,6 +11,11 @@
  *     waitprobe stop-sleep CLOCK MS SIGMS   SIGSTOP + SIGCONT after SIGMS ms
  *     waitprobe exec-thread CLOCK MS while the main thread sleeps 10 x MS,
  *                                    another execs "waitprobe sleep CLOCK MS"
+ *     waitprobe jump-KIND CLOCK MS   KIND (sleep, cond, waitv) until 2 x MS
+ *                                    from now, while another thread moves
+ *                                    CLOCK on by MS after MS / 2 ms: ends
+ *                                    after MS (needs CAP_SYS_TIME: run it
+ *                                    under unshare -U -r, never on the host)
  *     waitprobe errnos               the error cases of the wait syscalls,
  *                                    one "CASE RET ERRNO" line each: the
  *                                    same on the host and under timensctl
@@ -41,6 +46,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +306,31 @@ static int do_exec_thread(const char *clock, clockid_t c, long ms) {
         return EBADE; /* the exec ends this program first */
 }
 
+/* A clock moved forward during a wait: the deadline comes sooner, as a
+ * REALTIME timer's does when the kernel's clock is set (clock_was_set). */
+static clockid_t jump_clock;
+static long jump_ms;
+
+static void *jump_later(void *arg) {
+        struct timespec d = {jump_ms / 2000, (jump_ms / 2 % 1000) * 1000000}, ts;
+
+        nanosleep(&d, NULL);
+        ts = deadline(jump_clock, jump_ms);
+        if (syscall(SYS_clock_settime, jump_clock, &ts) < 0) {
+                perror("clock_settime");
+                exit(2);
+        }
+        return arg;
+}
+
+static void start_jump(clockid_t c, long ms) {
+        pthread_t t;
+
+        jump_clock = c;
+        jump_ms = ms;
+        pthread_create(&t, NULL, jump_later, NULL);
+}
+
 /* RFC style: the caller moves into a new namespace and sets its clock. */
 static void rfc_setup(clockid_t c, long shift) {
         struct timespec ts;
@@ -428,6 +459,7 @@ int main(int argc, char **argv) {
         long ms, expect_ms;
         int64_t t0, t1;
         int r, want = 0;
+        bool jump = false;
 
         if (argc == 2 && strcmp(argv[1], "errnos") == 0)
                 return do_errnos();
@@ -439,12 +471,19 @@ int main(int argc, char **argv) {
         self = argv[0];
         c = parse_clock(argv[2]);
         ms = atol(argv[3]);
+        if (strncmp(kind, "jump-", 5) == 0) {
+                start_jump(c, ms);
+                kind += 5;
+                jump = true;
+        }
         if (strncmp(kind, "rfc-", 4) == 0 && argc == 5) {
                 rfc_setup(c, atol(argv[4]));
                 kind += 4;
                 argc--;
         }
         expect_ms = ms;
+        if (jump)
+                ms *= 2;
         host_fd = mkstemp(tmpl);
         if (host_fd < 0)
                 return 2;
