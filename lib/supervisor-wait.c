@@ -401,8 +401,9 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         if (r == -ESRCH)
                 return r;
         /* Held by a debugger, out of slots: the call runs unconverted. */
+        /* Once as a warning: a traced program may wait in a loop. */
         l->s->stats.waits_unconverted++;
-        log_wait(l->s, req->pid, req->data.nr, LOG_WARNING, (int) r,
+        log_wait(l->s, req->pid, req->data.nr, l->s->stats.waits_unconverted == 1 ? LOG_WARNING : LOG_DEBUG, (int) r,
                  "Failed to hold an absolute wait for conversion, it waits for the unconverted deadline");
         return TNS_REPLY_CONTINUE;
 }
