@@ -337,6 +337,19 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         return -ERESTARTNOINTR;
 }
 
+/* The offset class of the wait's clock: from the arguments, or for a POSIX
+ * timer from /proc (-ENOENT: no such timer, or a clock we do not shift);
+ * -1 for a timerfd, whose clock timerfd_on_behalf() reads from its fd. */
+static int wait_class(const struct seccomp_notif *req, const struct tns_wait_spec *spec) {
+        clockid_t clock;
+
+        if (spec->clock_class >= 0 || spec->via_fd)
+                return spec->clock_class;
+        if (timer_clock(req->pid, (int) req->data.args[0], &clock) < 0)
+                return -ENOENT;
+        return tns_wait_clock_class(clock);
+}
+
 int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
                         const struct tns_syscall_desc *d) {
         struct wait_trace *w = wait_find(l->s, req->pid);
@@ -348,7 +361,6 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         struct tns_proc_status st = {};
         uint64_t page = 0, ptr, args[6];
         size_t len;
-        clockid_t clock;
         int64_t off, r;
         int c;
 
@@ -375,13 +387,9 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 return TNS_REPLY_CONTINUE;
         if (w)
                 return TNS_REPLY_CONTINUE; /* cannot happen: the thread is in our hands */
-        c = spec.clock_class;
-        if (c < 0 && !spec.via_fd) {
-                if (timer_clock(req->pid, (int) req->data.args[0], &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
-                        return TNS_REPLY_CONTINUE; /* no such timer, a CPU clock: the kernel's */
-        }
-        if (c >= 0 && tns_ns_offset(ns, c) == 0)
-                return TNS_REPLY_CONTINUE;
+        c = wait_class(req, &spec);
+        if (c == -ENOENT || (c >= 0 && tns_ns_offset(ns, c) == 0))
+                return TNS_REPLY_CONTINUE; /* no such timer, a CPU clock, no offset: the kernel's */
         len = spec.kind == TNS_WAIT_TIMESPEC ? sizeof(in.ts) : sizeof(in.its);
         r = read_target(l, req, ptr, &in, len);
         if (r == -ESRCH)
@@ -396,12 +404,10 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         if (r < 0)
                 return TNS_REPLY_CONTINUE; /* the kernel's EINVAL */
         r = hold(l, req, st.tgid, ns, c, &spec, &in, len, page);
-        if (r == -ERESTARTNOINTR)
+        if (r == -ERESTARTNOINTR || r == -ESRCH)
                 return r;
-        if (r == -ESRCH)
-                return r;
-        /* Held by a debugger, out of slots: the call runs unconverted. */
-        /* Once as a warning: a traced program may wait in a loop. */
+        /* Held by a debugger, out of slots: the call runs unconverted.
+         * Warned about once: a traced program may wait in a loop. */
         l->s->stats.waits_unconverted++;
         log_wait(l->s, req->pid, req->data.nr, l->s->stats.waits_unconverted == 1 ? LOG_WARNING : LOG_DEBUG, (int) r,
                  "Failed to hold an absolute wait for conversion, it waits for the unconverted deadline");
