@@ -78,7 +78,18 @@ CTL_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(CTL_SRCS))
 TIMENSD_SRCS := $(wildcard daemon/timensd*.c)
 TIMENSD_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(TIMENSD_SRCS))
 # Everything of timensd but main(): what the fuzz target drives.
-TIMENSD_CORE_SRCS := $(filter-out daemon/timensd-main.c,$(TIMENSD_SRCS))
+# (and but the BPF side, which the fuzz target has no use for).
+TIMENSD_CORE_SRCS := $(filter-out daemon/timensd-main.c daemon/timensd-entrants.c,$(TIMENSD_SRCS))
+
+# timensd's BPF program (daemon/bpf/): compiled once for any kernel with BTF
+# (CO-RE: vmlinux.h is generated from this kernel's BTF by bpftool), and
+# embedded into timensd as a skeleton (bpftool gen skeleton).
+BPF_CLANG ?= clang
+BPFTOOL ?= bpftool
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+BPF_DIR := $(BUILDDIR)/bpf
+BPF_SKEL := $(BPF_DIR)/exec-watch.skel.h
+TIMENSD_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(UNIT_SRCS))
@@ -127,7 +138,23 @@ $(BUILDDIR)/daemon/timensctl-oci-config.o $(HOOK_OBJS): ALL_CFLAGS += $(INSTALL_
 
 $(BUILDDIR)/timensd: $(TIMENSD_OBJS) $(LIBTIMENS)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TIMENSD_OBJS) $(LIBTIMENS) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TIMENSD_OBJS) $(LIBTIMENS) $(PKG_LIBS) $(TIMENSD_LIBS)
+
+$(BPF_DIR)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BTF     $@")
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c >$@.tmp && mv $@.tmp $@
+
+$(BPF_DIR)/%.bpf.o: daemon/bpf/%.bpf.c $(BPF_DIR)/vmlinux.h
+	@$(if $(Q),echo "  BPF     $@")
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BPF_DIR) -Wall -Werror -c -o $@ $<
+
+$(BPF_DIR)/%.skel.h: $(BPF_DIR)/%.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name exec_watch_bpf >$@.tmp && mv $@.tmp $@
+
+$(BUILDDIR)/daemon/timensd-entrants.o: $(BPF_SKEL)
+$(BUILDDIR)/daemon/timensd-entrants.o: ALL_CFLAGS += -I$(BPF_DIR)
 
 # Unit, live and helper programs: one source file each, linked with the library.
 $(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS) $(wildcard lib/*.h proto/*.h tests/include/*.h)
@@ -183,13 +210,15 @@ fuzz: deps-auto $(FUZZ_BINS)
 
 lint:
 	@scripts/deps.sh --check lint >/dev/null 2>&1 || scripts/deps.sh lint
-	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(HOOK_SRCS) $(wildcard lib/*.h proto/*.h daemon/*.h)
+	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(HOOK_SRCS) $(wildcard lib/*.h proto/*.h daemon/*.h daemon/bpf/*.c)
 	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run
 	shellcheck -s bash -x tests/bats/*.bats tests/bats/*.bash contrib/bash-completion/timensctl
 	# memleak: cppcheck does not understand __attribute__((cleanup)), which
 	# frees on every return (STYLE.md); ASan's leak checker covers it.
+	# daemon/bpf: BPF C (SEC() and vmlinux.h), checked by clang -Wall
+	# -Werror and by the kernel's verifier at every start of timensd.
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --suppress=memleak \
-		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib lib daemon contrib/oci-hook
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib -idaemon/bpf lib daemon contrib/oci-hook
 
 install: all
 	install -Dm755 $(BUILDDIR)/timensctl $(DESTDIR)$(BINDIR)/timensctl

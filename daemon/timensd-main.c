@@ -260,6 +260,7 @@ static int setup(struct manager *m, const struct args *a) {
 static int run(const struct args *a, struct tns_logger *log) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         struct manager *m = NULL;
+        struct entrants *entrants = NULL;
         int ready = -EBADF, r;
 
         if (!a->foreground && !getenv("NOTIFY_SOCKET")) {
@@ -274,6 +275,8 @@ static int run(const struct args *a, struct tns_logger *log) {
                 return tns_log_errno(log, LOG_ERR, r, "Failed to set up: %m");
         r = setup(m, a);
         if (r >= 0) {
+                /* Without it, entrants are not attached: logged, not fatal. */
+                (void) entrants_start(m, &entrants);
                 tns_log(&m->log, LOG_INFO, "Listening on %s", a->socket);
                 (void) sd_notifyf(false, "READY=1\nSTATUS=Listening on %s", a->socket);
                 if (ready >= 0)
@@ -282,6 +285,7 @@ static int run(const struct args *a, struct tns_logger *log) {
                 r = sd_event_loop(e);
         }
         safe_close(ready);
+        entrants_free(entrants);
         manager_free(m);
         return r;
 }

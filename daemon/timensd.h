@@ -120,6 +120,12 @@ void manager_namespace_gone(struct manager *m, uint64_t id);
 int agent_listen(struct manager *m, const char *path);
 void agent_done(struct manager *m);
 
+/* timensd-entrants.c: processes entering a served pid namespace from
+ * outside (runc exec, nsenter) are attached at their exec. */
+struct entrants;
+int entrants_start(struct manager *m, struct entrants **ret);
+struct entrants *entrants_free(struct entrants *e);
+
 /* timensd-server.c */
 int server_listen(struct manager *m, const char *path);
 /* A listening Unix socket bound at path (its directory prepared, a stale

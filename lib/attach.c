@@ -36,6 +36,7 @@ struct thread {
         bool gone; /* exited while we looked */
         struct user_regs_struct regs; /* at its stop; what it resumes with */
         struct tns_held_signals held;
+        bool group_stopped; /* found in a group stop (SIGSTOP and the like) */
 };
 
 struct attach {
@@ -166,6 +167,11 @@ static int wait_stop(struct thread *t, uint64_t deadline) {
                          * steps); the signal is delivered after we leave. */
                         if (stop == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
                                 t->held.sig[t->held.n++] = sig;
+                        /* A seized task in a group stop reports it as an
+                         * event stop with the stopping signal (ptrace(2)),
+                         * our interrupt with SIGTRAP. */
+                        if (stop == TNS_STOP_INTERRUPT && WSTOPSIG(status) != SIGTRAP)
+                                t->group_stopped = true;
                         return ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0 ? negative_errno() : 0;
                 }
                 if (now_ms() >= deadline)
@@ -405,7 +411,21 @@ static int on_child(pid_t child, void *userdata) {
 
 /* Puts the injector's registers back and lets every thread go, with the
  * signals that arrived meanwhile. */
-static void release(struct attach *a) {
+static void drop_sigstop(struct tns_held_signals *held) {
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < held->n; i++)
+                if (held->sig[i] != SIGSTOP)
+                        held->sig[k++] = held->sig[i];
+        held->n = k;
+}
+
+/* With TNS_ATTACH_SWALLOW_SIGSTOP, the SIGSTOP that held the process for
+ * us is not sent again, and a group stop it reached before we seized it
+ * is ended (SIGCONT): its parent may have seen it stop and continue. */
+static bool release(struct attach *a, unsigned flags) {
+        bool group_stopped = false;
+
         for (size_t i = 0; i < a->n; i++) {
                 struct thread *t = &a->threads[i];
 
@@ -413,8 +433,15 @@ static void release(struct attach *a) {
                         continue;
                 if (t == a->injector)
                         (void) ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+                if (flags & TNS_ATTACH_SWALLOW_SIGSTOP)
+                        drop_sigstop(&t->held);
+                group_stopped |= t->group_stopped;
                 (void) tns_ptrace_detach(t->tid, a->pid, &t->held);
         }
+        if (!(flags & TNS_ATTACH_SWALLOW_SIGSTOP) || !group_stopped)
+                return false;
+        (void) kill(a->pid, SIGCONT);
+        return true;
 }
 
 static int attach_stopped(struct attach *a, const struct sock_fprog *prog, tns_attach_child_fn child_fn, void *userdata,
@@ -452,12 +479,13 @@ static int open_mem(pid_t pid) {
         return fd < 0 ? (errno == ENOENT ? -ESRCH : negative_errno()) : fd;
 }
 
-int tns_attach_process(pid_t pid, const struct sock_fprog *prog, const struct tns_vdso_host *h,
+int tns_attach_process(pid_t pid, unsigned flags, const struct sock_fprog *prog, const struct tns_vdso_host *h,
                        tns_attach_child_fn child_fn, void *userdata, int *ret_listener,
                        struct tns_attach_info *ret_info) {
         _cleanup_close_ int pidfd = -EBADF, mem = -EBADF;
         struct attach a = {.pid = pid, .h = h};
         int listener = -EBADF, r;
+        bool continued;
 
         struct tns_proc_status st;
 
@@ -479,8 +507,9 @@ int tns_attach_process(pid_t pid, const struct sock_fprog *prog, const struct tn
         r = stop_all(&a);
         if (r >= 0)
                 r = attach_stopped(&a, prog, child_fn, userdata, &listener);
-        release(&a);
+        continued = release(&a, flags);
         if (r >= 0 && ret_info) {
+                ret_info->continued = continued;
                 ret_info->threads = 0;
                 for (size_t i = 0; i < a.n; i++)
                         ret_info->threads += !a.threads[i].gone;

@@ -59,6 +59,7 @@ typedef int (*tns_attach_child_fn)(pid_t child, void *userdata);
 
 struct tns_attach_info {
         unsigned threads; /* threads stopped and given the filter */
+        bool continued; /* SWALLOW_SIGSTOP: it had reached its group stop, SIGCONT ended it */
 };
 
 /* Attaches process pid (a thread group leader, in our pid namespace) with
@@ -76,7 +77,12 @@ struct tns_attach_info {
  * seccomp filters (TSYNC refused); -E2BIG too many threads; other
  * -errno: a syscall in the process failed. On any error the process runs
  * on as before (except no_new_privs, which stays once set). */
-int tns_attach_process(pid_t pid, const struct sock_fprog *prog, const struct tns_vdso_host *h,
+/* flags: TNS_ATTACH_SWALLOW_SIGSTOP: the process was stopped for us by a
+ * SIGSTOP (at its exec, by timensd's BPF program): that signal is not
+ * delivered again, and if the process had already reached its group stop,
+ * it is continued (SIGCONT) once attached. */
+#define TNS_ATTACH_SWALLOW_SIGSTOP 0x1U
+int tns_attach_process(pid_t pid, unsigned flags, const struct sock_fprog *prog, const struct tns_vdso_host *h,
                        tns_attach_child_fn child_fn, void *userdata, int *ret_listener,
                        struct tns_attach_info *ret_info);
 

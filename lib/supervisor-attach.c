@@ -68,12 +68,13 @@ static int queue_child(pid_t child, void *userdata) {
         return 0;
 }
 
-static int attach_one(struct tns_supervisor *s, const struct sock_fprog *prog, pid_t pid, struct walk *w, bool tree,
-                      tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *rep) {
+static int attach_one(struct tns_supervisor *s, const struct sock_fprog *prog, pid_t pid, struct walk *w,
+                      unsigned flags, tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *rep) {
         struct tns_attach_info info;
         int fd = -EBADF, r;
 
-        r = tns_attach_process(pid, prog, s->vdso, tree ? queue_child : NULL, w, &fd, &info);
+        r = tns_attach_process(pid, (flags & TNS_ATTACH_AT_EXEC) ? TNS_ATTACH_SWALLOW_SIGSTOP : 0, prog, s->vdso,
+                               (flags & TNS_ATTACH_TREE) ? queue_child : NULL, w, &fd, &info);
         if (r < 0)
                 return r;
         r = fn(fd, pid, userdata);
@@ -82,6 +83,8 @@ static int attach_one(struct tns_supervisor *s, const struct sock_fprog *prog, p
                  * fail with ENOSYS. Only a cap can get here, checked first. */
                 return tns_log_full(&s->log, LOG_ERR, r, &(struct tns_log_ctx){.pid = pid},
                                     "Failed to serve the listener of an attached process: %m");
+        if (rep->n_attached == 0)
+                rep->root_continued = info.continued;
         if (rep->n_attached < ELEMENTSOF(rep->attached))
                 rep->attached[rep->n_attached] = pid;
         rep->n_attached++;
@@ -92,7 +95,6 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
                           tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *ret) {
         _cleanup_free_ struct walk *w = NULL;
         const struct sock_fprog *prog;
-        bool tree = flags & TNS_ATTACH_TREE;
         int r;
 
         memset(ret, 0, sizeof(*ret));
@@ -112,7 +114,7 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
         w->rep = ret;
         w->queue[w->n++] = pid;
         /* The root decides: its failure is the request's. */
-        r = attach_one(s, prog, pid, w, tree, fn, userdata, ret);
+        r = attach_one(s, prog, pid, w, flags, fn, userdata, ret);
         if (r < 0)
                 return r;
         for (w->head = 1; w->head < w->n; w->head++) {
@@ -122,7 +124,7 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
                         report_failure(ret, p, -ENOSPC);
                         continue;
                 }
-                r = attach_one(s, prog, p, w, tree, fn, userdata, ret);
+                r = attach_one(s, prog, p, w, flags, fn, userdata, ret);
                 /* One that exited meanwhile is no failure. */
                 if (r < 0 && r != -ESRCH)
                         report_failure(ret, p, r);

@@ -29,6 +29,8 @@ struct tns_registry {
         struct tns_ns_record *records;
         tns_registry_gone_fn gone_fn;
         void *gone_userdata;
+        tns_registry_adopted_fn adopted_fn;
+        void *adopted_userdata;
 };
 
 static int64_t clock_now_ns(clockid_t id) {
@@ -80,6 +82,16 @@ static bool name_char(char c, bool first) {
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
                 return true;
         return !first && c != '\0' && strchr("_.:@+-", c);
+}
+
+void tns_registry_set_adopted_callback(struct tns_registry *r, tns_registry_adopted_fn fn, void *userdata) {
+        r->adopted_fn = fn;
+        r->adopted_userdata = userdata;
+}
+
+static void adopted(struct tns_registry *r, struct tns_ns *ns, pid_t pid) {
+        if (r->adopted_fn && pid > 0)
+                r->adopted_fn(r, ns, pid, r->adopted_userdata);
 }
 
 bool tns_ns_name_valid(const char *name) {
@@ -462,18 +474,25 @@ int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t 
         count_processes(r, ns, &listeners, &pinned, &live);
         if (listeners >= TNS_MAX_LISTENERS_PER_NS || r->s->stats.listeners >= TNS_MAX_LISTENERS)
                 return -ENOSPC;
-        return tns_supervisor_add_listener(r->s, ns, TAKE_FD(owned), root_pid);
+        k = tns_supervisor_add_listener(r->s, ns, TAKE_FD(owned), root_pid);
+        if (k >= 0)
+                adopted(r, ns, root_pid);
+        return k;
 }
 
 struct attach_ctx {
-        struct tns_supervisor *s;
+        struct tns_registry *r;
         struct tns_ns *ns;
 };
 
 static int attach_listener(int fd, pid_t pid, void *userdata) {
         struct attach_ctx *c = userdata;
+        int k;
 
-        return tns_supervisor_add_listener(c->s, c->ns, fd, pid);
+        k = tns_supervisor_add_listener(c->r->s, c->ns, fd, pid);
+        if (k >= 0)
+                adopted(c->r, c->ns, pid);
+        return k;
 }
 
 int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, unsigned flags,
@@ -485,7 +504,7 @@ int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, un
         room = listeners < TNS_MAX_LISTENERS_PER_NS ? TNS_MAX_LISTENERS_PER_NS - listeners : 0;
         total = r->s->stats.listeners < TNS_MAX_LISTENERS ? TNS_MAX_LISTENERS - r->s->stats.listeners : 0;
         return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, attach_listener,
-                                     &(struct attach_ctx){r->s, ns}, ret);
+                                     &(struct attach_ctx){r, ns}, ret);
 }
 
 int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_clock_state *ret) {

@@ -51,11 +51,17 @@ struct tns_registry;
  * it was destroyed); name may be NULL. */
 typedef void (*tns_registry_gone_fn)(struct tns_registry *r, uint64_t id, const char *name, void *userdata);
 
+/* Called after a listener of ns was taken on (adopt, attach, the seccomp
+ * agent), with the process it was made for: timensd watches that
+ * process's pid namespace for entrants (timensd-entrants.c). */
+typedef void (*tns_registry_adopted_fn)(struct tns_registry *r, struct tns_ns *ns, pid_t pid, void *userdata);
+
 int tns_registry_new(struct tns_supervisor *s, struct tns_registry **ret);
 /* Forgets the records; the supervisor keeps the namespaces until it is
  * freed itself. */
 struct tns_registry *tns_registry_free(struct tns_registry *r);
 void tns_registry_set_gone_callback(struct tns_registry *r, tns_registry_gone_fn fn, void *userdata);
+void tns_registry_set_adopted_callback(struct tns_registry *r, tns_registry_adopted_fn fn, void *userdata);
 
 bool tns_ns_name_valid(const char *name);
 

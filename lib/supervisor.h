@@ -74,6 +74,9 @@ int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int
  * as long as it takes (a few ms per process, at most
  * TNS_ATTACH_STOP_TIMEOUT_MS for one that does not stop). */
 #define TNS_ATTACH_TREE 0x1U
+/* The process was stopped at its exec by a SIGSTOP meant for us (timensd's
+ * BPF program): swallowed, and the process continued once attached. */
+#define TNS_ATTACH_AT_EXEC 0x2U
 #define TNS_ATTACH_MAX_PROCESSES 1024
 
 struct tns_attach_failure {
@@ -83,6 +86,7 @@ struct tns_attach_failure {
 
 struct tns_attach_report {
         unsigned n_attached, n_failed; /* may exceed what the arrays keep */
+        bool root_continued; /* AT_EXEC: the root had reached its group stop (its parent may have seen it) */
         pid_t attached[TNS_ATTACH_MAX_PROCESSES];
         struct tns_attach_failure failed[TNS_ATTACH_MAX_PROCESSES];
 };

@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# Entrants: a process that enters a supervised pid namespace from outside
+# (nsenter here; runc exec and crun exec do the same) is stopped by
+# timensd's BPF program at its exec and attached before its first
+# instruction: its very first clock read is the namespace's.
+
+# $DAEMON_DIR, $DAEMON_PID from daemon-helpers.bash.
+# shellcheck disable=SC2154,SC2153
+
+load helpers
+load daemon-helpers
+
+DAY=86400
+
+setup_file() {
+        requires_timensctl
+        requires_timensd
+        build_helpers clockprobe
+        if command -v go >/dev/null; then
+                (cd "$ROOT/tests/helpers" && timeout 300 go build -o "$BATS_FILE_TMPDIR/gotime" gotime.go) || true
+        fi
+}
+
+setup() {
+        requires_root
+        command -v nsenter >/dev/null || skip "nsenter is not installed (util-linux)"
+        start_daemon
+        grep -q "Watching execs for entrants with BPF" "$DAEMON_DIR/log" ||
+                skip "timensd could not load its BPF program here: $(grep -i bpf "$DAEMON_DIR/log")"
+}
+
+teardown() {
+        daemon_teardown
+}
+
+# A "container": a process tree in a pid namespace of its own, attached to
+# a namespace with realtime +10d. Sets INIT (its first process, host pid).
+start_container() {
+        local d=$DAEMON_DIR
+        bg unshare -p -f --mount-proc sh -c "
+                while [ ! -e '$d/member' ]; do sleep 0.02; done
+                '$HELPERS/clockprobe' --vdso --sec realtime >'$d/member.out'
+                exec sleep 1000"
+        local unshare=${BG_PIDS[-1]} i
+        for ((i = 0; i < 200; i++)); do
+                INIT=$(pgrep -P "$unshare" || true)
+                [ -n "$INIT" ] && break
+                sleep 0.05
+        done
+        [ -n "$INIT" ] || fail "the container's first process did not start"
+        run -0 tns attach "$unshare" --realtime +10d --name ctr
+}
+
+host_plus_10d() {
+        echo $(($("$HELPERS/clockprobe" --sec realtime) + 10 * DAY))
+}
+
+near() {
+        local d=$(($2 - $3))
+        ((d >= -1 && d <= 1)) || fail "$1: got $2, want $3"
+}
+
+@test "nsenter into a supervised pid namespace: the entrant's first clock read is shifted, vDSO and syscall" {
+        start_container
+        local p="$HELPERS/clockprobe" i
+        for ((i = 0; i < 3; i++)); do
+                run -0 timeout 10 nsenter -t "$INIT" -p -m "$p" --vdso --sec realtime
+                near "first read through the vDSO" "$output" "$(host_plus_10d)"
+                run -0 timeout 10 nsenter -t "$INIT" -p -m "$p" --sec realtime
+                near "first read by the syscall" "$output" "$(host_plus_10d)"
+        done
+        grep -q "Entrant attached to namespace" "$DAEMON_DIR/log"
+}
+
+@test "nsenter of a Go program (its runtime reads the vDSO at start)" {
+        [ -x "$BATS_FILE_TMPDIR/gotime" ] || skip "go is not installed (Debian package golang-go)"
+        start_container
+        run -0 timeout 10 nsenter -t "$INIT" -p -m "$BATS_FILE_TMPDIR/gotime"
+        near "time.Now" "$output" "$(host_plus_10d)"
+}
+
+@test "the container's own execs are not taken for entrants" {
+        start_container
+        touch "$DAEMON_DIR/member"
+        wait_for_file "$DAEMON_DIR/member.out"
+        near "a member's exec" "$(cat "$DAEMON_DIR/member.out")" "$(host_plus_10d)"
+        run ! grep -q "Entrant attached" "$DAEMON_DIR/log"
+}
+
+@test "an entrant of a pid namespace nobody serves runs untouched" {
+        bg unshare -p -f --mount-proc sleep 1000
+        local unshare=${BG_PIDS[-1]} init i
+        for ((i = 0; i < 200; i++)); do
+                init=$(pgrep -P "$unshare" || true)
+                [ -n "$init" ] && break
+                sleep 0.05
+        done
+        run -0 timeout 10 nsenter -t "$init" -p -m "$HELPERS/clockprobe" --sec realtime
+        near "host clock" "$output" "$("$HELPERS/clockprobe" --sec realtime)"
+}
