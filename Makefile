@@ -89,7 +89,7 @@ BPFTOOL ?= bpftool
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 BPF_DIR := $(BUILDDIR)/bpf
 BPF_SKEL := $(BPF_DIR)/exec-watch.skel.h
-TIMENSD_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
+TIMENSD_LIBS := $(shell pkg-config --libs libbpf libnl-3.0 2>/dev/null || echo -lbpf -lnl-3)
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst %.c,$(BUILDDIR)/%,$(UNIT_SRCS))
@@ -154,7 +154,7 @@ $(BPF_DIR)/%.skel.h: $(BPF_DIR)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name exec_watch_bpf >$@.tmp && mv $@.tmp $@
 
 $(BUILDDIR)/daemon/timensd-entrants.o: $(BPF_SKEL)
-$(BUILDDIR)/daemon/timensd-entrants.o: ALL_CFLAGS += -I$(BPF_DIR)
+$(BUILDDIR)/daemon/timensd-entrants.o: ALL_CFLAGS += -I$(BPF_DIR) $(shell pkg-config --cflags libnl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 
 # Unit, live and helper programs: one source file each, linked with the library.
 $(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS) $(wildcard lib/*.h proto/*.h tests/include/*.h)

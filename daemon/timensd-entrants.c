@@ -25,6 +25,11 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
 
 #include "exec-watch.skel.h"
 #include "proc-util.h"
@@ -62,6 +67,9 @@ struct entrants {
         struct exec_watch_bpf *skel;
         struct ring_buffer *rb;
         sd_event_source *src;
+        /* the proc connector */
+        struct nl_sock *nl;
+        sd_event_source *nl_src;
         uint64_t attached, failed;
         struct parent_check checks[MAX_PARENT_CHECKS];
 };
@@ -214,8 +222,8 @@ static void handle_entrant(struct entrants *e, pid_t pid, uint32_t pidns, uint64
                         continue_parent(e, pid);
                 e->attached++;
                 e->m->generation++;
-                tns_log_full(&e->m->log, LOG_INFO, 0, &ctx, "Entrant attached to namespace %" PRIu64 " at its exec",
-                             ns_id);
+                tns_log_full(&e->m->log, LOG_INFO, 0, &ctx, "Entrant attached to namespace %" PRIu64 " %s", ns_id,
+                             (flags & TNS_ATTACH_AT_EXEC) ? "at its exec" : "after its exec (proc connector)");
                 return;
         }
         e->failed++;
@@ -281,24 +289,128 @@ static void stop_bpf(struct entrants *e) {
         e->skel = NULL;
 }
 
-int entrants_start(struct manager *m, struct entrants **ret) {
+/* A process that maps our vDSO image was exec'd under a filter of ours: a
+ * member, not an entrant. */
+static bool is_member(pid_t pid) {
+        return tns_proc_has_mapping(pid, "/memfd:timens-vdso") > 0;
+}
+
+static void on_proc_exec(struct entrants *e, pid_t tgid) {
+        struct watched *w;
+        uint32_t pidns;
+
+        if (pidns_of(tgid, &pidns) < 0 || !(w = find_watched(e, pidns)) || is_member(tgid))
+                return;
+        /* Running already: no SIGSTOP to swallow, and it may have read a
+         * clock meanwhile (the race the BPF program has not). */
+        handle_entrant(e, tgid, pidns, w->ns_id, 0);
+}
+
+static int on_nl_msg(struct nl_msg *msg, void *arg) {
+        struct entrants *e = arg;
+        struct nlmsghdr *h = nlmsg_hdr(msg);
+        const struct cn_msg *cn;
+        const struct proc_event *ev;
+
+        /* Only the kernel speaks here (a forged event would make us attach
+         * a process of someone's choosing). */
+        if (nlmsg_get_src(msg)->nl_pid != 0 || nlmsg_datalen(h) < (int) (sizeof(*cn) + sizeof(*ev)))
+                return NL_SKIP;
+        cn = nlmsg_data(h);
+        if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC || cn->len < sizeof(*ev))
+                return NL_SKIP;
+        ev = (const struct proc_event *) cn->data;
+        if (ev->what == PROC_EVENT_EXEC && e->n_watched > 0)
+                on_proc_exec(e, ev->event_data.exec.process_tgid);
+        return NL_OK;
+}
+
+static int on_nl(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        struct entrants *e = userdata;
+
+        (void) nl_recvmsgs_default(e->nl);
+        return 0;
+}
+
+/* The proc connector (drivers/connector/cn_proc.c): every exec of the
+ * host, after the fact. Its messages are NLMSG_DONE, which libnl hands to
+ * the FINISH callback. */
+static int start_proc_connector(struct entrants *e) {
+        struct __attribute__((packed)) {
+                struct cn_msg msg;
+                enum proc_cn_mcast_op op;
+        } listen = {.msg = {.id = {CN_IDX_PROC, CN_VAL_PROC}, .len = sizeof(enum proc_cn_mcast_op)},
+                    .op = PROC_CN_MCAST_LISTEN};
+        int r;
+
+        e->nl = nl_socket_alloc();
+        if (!e->nl)
+                return -ENOMEM;
+        nl_socket_disable_seq_check(e->nl);
+        nl_socket_disable_auto_ack(e->nl);
+        nl_socket_set_local_port(e->nl, 0);
+        r = nl_connect(e->nl, NETLINK_CONNECTOR);
+        if (r >= 0)
+                r = nl_socket_add_membership(e->nl, CN_IDX_PROC);
+        if (r >= 0)
+                r = nl_send_simple(e->nl, NLMSG_DONE, 0, &listen, sizeof(listen));
+        if (r < 0)
+                return -EPERM; /* libnl's codes are not errnos: listening needs CAP_NET_ADMIN */
+        (void) nl_socket_set_nonblocking(e->nl);
+        (void) nl_socket_set_buffer_size(e->nl, 1 << 20, 0);
+        (void) nl_socket_modify_cb(e->nl, NL_CB_FINISH, NL_CB_CUSTOM, on_nl_msg, e);
+        (void) nl_socket_modify_cb(e->nl, NL_CB_VALID, NL_CB_CUSTOM, on_nl_msg, e);
+        r = sd_event_add_io(e->m->event, &e->nl_src, nl_socket_get_fd(e->nl), EPOLLIN, on_nl, e);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(e->nl_src, "timensd-entrants-proc-connector");
+        return 0;
+}
+
+static void stop_proc_connector(struct entrants *e) {
+        e->nl_src = sd_event_source_disable_unref(e->nl_src);
+        if (e->nl)
+                nl_socket_free(e->nl);
+        e->nl = NULL;
+}
+
+int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants **ret) {
         _cleanup_free_ struct entrants *e = calloc(1, sizeof(*e));
         int r;
 
+        if (mode == ENTRANTS_OFF)
+                return 0;
         if (!e)
                 return -ENOMEM;
         e->m = m;
         r = pidns_of(getpid(), &e->own_pidns);
         if (r < 0)
                 return r;
-        r = start_bpf(e);
-        if (r < 0) {
-                stop_bpf(e);
-                return tns_log_errno(&m->log, LOG_WARNING, r,
-                                     "Failed to load the BPF exec watch, entrants (runc exec, nsenter) are not "
-                                     "attached: %m");
+        r = -EOPNOTSUPP;
+        if (mode != ENTRANTS_PROC) {
+                r = start_bpf(e);
+                if (r >= 0)
+                        tns_log(&m->log, LOG_INFO, "Watching execs for entrants with BPF (sched_process_exec)");
+                else {
+                        stop_bpf(e);
+                        tns_log_errno(&m->log, LOG_WARNING, r,
+                                      "Failed to load the BPF exec watch (%m): entrants (runc exec, nsenter) are "
+                                      "attached after their exec, through the proc connector%s",
+                                      mode == ENTRANTS_BPF ? "" : ", and may read the host's clocks first");
+                }
         }
-        tns_log(&m->log, LOG_INFO, "Watching execs for entrants with BPF (sched_process_exec)");
+        if (r < 0 && mode != ENTRANTS_BPF) {
+                r = start_proc_connector(e);
+                if (r < 0) {
+                        stop_proc_connector(e);
+                        return tns_log_errno(&m->log, LOG_WARNING, r,
+                                             "Failed to listen to the proc connector, entrants are not attached: %m");
+                }
+                tns_log(&m->log, LOG_INFO,
+                        "Watching execs for entrants with the proc connector (after their exec: racy)");
+        }
+        if (r < 0)
+                return r;
         tns_registry_set_adopted_callback(m->registry, on_adopted, e);
         *ret = TAKE_PTR(e);
         return 0;
@@ -311,6 +423,7 @@ struct entrants *entrants_free(struct entrants *e) {
         for (size_t i = 0; i < ELEMENTSOF(e->checks); i++)
                 check_free(&e->checks[i]);
         stop_bpf(e);
+        stop_proc_connector(e);
         free(e);
         return NULL;
 }

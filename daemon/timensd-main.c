@@ -24,6 +24,7 @@ struct args {
         bool foreground;
         unsigned max_connections;
         unsigned idle_timeout_sec;
+        enum entrants_mode entrants;
 };
 
 static void help(void) {
@@ -42,6 +43,8 @@ static void help(void) {
                "  --foreground            do not detach (implied when started by systemd)\n"
                "  --max-connections N     clients at once (default %d)\n"
                "  --idle-timeout SEC      close connections idle this long (default %d)\n"
+               "  --entrants MODE         how processes entering a served container later are\n"
+               "                          found: auto (default: bpf, else proc), bpf, proc, off\n"
                "  -h --help               show this help\n"
                "  --version               show the version\n"
                "\n"
@@ -86,6 +89,13 @@ static int parse_one(int c, struct args *a) {
                                 : strcmp(optarg, "journal") == 0 ? 1
                                                                  : -2;
                 return a->log_target == -2 ? bad_arg("--log-target", optarg) : 0;
+        case 'E':
+                a->entrants = strcmp(optarg, "auto") == 0   ? ENTRANTS_AUTO
+                              : strcmp(optarg, "bpf") == 0  ? ENTRANTS_BPF
+                              : strcmp(optarg, "proc") == 0 ? ENTRANTS_PROC
+                              : strcmp(optarg, "off") == 0  ? ENTRANTS_OFF
+                                                            : -1;
+                return (int) a->entrants < 0 ? bad_arg("--entrants", optarg) : 0;
         case 'F':
                 a->foreground = true;
                 return 0;
@@ -112,6 +122,7 @@ static int parse_args(int argc, char *argv[], struct args *a) {
                 {"foreground", no_argument, NULL, 'F'},
                 {"max-connections", required_argument, NULL, 'C'},
                 {"idle-timeout", required_argument, NULL, 'I'},
+                {"entrants", required_argument, NULL, 'E'},
                 {"help", no_argument, NULL, 'h'},
                 {"version", no_argument, NULL, 'V'},
                 {},
@@ -276,7 +287,7 @@ static int run(const struct args *a, struct tns_logger *log) {
         r = setup(m, a);
         if (r >= 0) {
                 /* Without it, entrants are not attached: logged, not fatal. */
-                (void) entrants_start(m, &entrants);
+                (void) entrants_start(m, a->entrants, &entrants);
                 tns_log(&m->log, LOG_INFO, "Listening on %s", a->socket);
                 (void) sd_notifyf(false, "READY=1\nSTATUS=Listening on %s", a->socket);
                 if (ready >= 0)

@@ -123,7 +123,13 @@ void agent_done(struct manager *m);
 /* timensd-entrants.c: processes entering a served pid namespace from
  * outside (runc exec, nsenter) are attached at their exec. */
 struct entrants;
-int entrants_start(struct manager *m, struct entrants **ret);
+enum entrants_mode {
+        ENTRANTS_AUTO, /* BPF, else the proc connector */
+        ENTRANTS_BPF,
+        ENTRANTS_PROC,
+        ENTRANTS_OFF,
+};
+int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants **ret);
 struct entrants *entrants_free(struct entrants *e);
 
 /* timensd-server.c */

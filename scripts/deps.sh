@@ -5,7 +5,7 @@
 set -euo pipefail
 
 declare -A groups=(
-        [build]="gcc make pkg-config libseccomp-dev libsystemd-dev libjson-c-dev clang bpftool libbpf-dev"
+        [build]="gcc make pkg-config libseccomp-dev libsystemd-dev libjson-c-dev clang bpftool libbpf-dev libnl-3-dev"
         [test]="bats python3 util-linux clang libclang-rt-14-dev strace golang-go musl-tools libfaketime runc crun podman busybox-static"
         [lint]="clang-format shellcheck cppcheck"
 )

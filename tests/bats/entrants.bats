@@ -24,6 +24,10 @@ setup_file() {
 setup() {
         requires_root
         command -v nsenter >/dev/null || skip "nsenter is not installed (util-linux)"
+        if [[ $BATS_TEST_DESCRIPTION == *"proc connector"* ]]; then
+                start_daemon --entrants proc
+                return
+        fi
         start_daemon
         grep -q "Watching execs for entrants with BPF" "$DAEMON_DIR/log" ||
                 skip "timensd could not load its BPF program here: $(grep -i bpf "$DAEMON_DIR/log")"
@@ -97,4 +101,26 @@ near() {
         done
         run -0 timeout 10 nsenter -t "$init" -p -m "$HELPERS/clockprobe" --sec realtime
         near "host clock" "$output" "$("$HELPERS/clockprobe" --sec realtime)"
+}
+
+@test "without BPF, the proc connector: the entrant is attached after its exec (its first reads may be the host's)" {
+        grep -q "Watching execs for entrants with the proc connector" "$DAEMON_DIR/log" ||
+                fail "timensd --entrants proc did not start its watch: $(cat "$DAEMON_DIR/log")"
+        start_container
+        local out=$DAEMON_DIR/loop i
+        bg sh -c "exec timeout 30 nsenter -t '$INIT' -p -m '$HELPERS/clockloop' --interval-ms 10 >'$out'"
+        for ((i = 0; i < 200; i++)); do
+                grep -q "Entrant attached to namespace 1 after its exec" "$DAEMON_DIR/log" && break
+                sleep 0.05
+        done
+        grep -q "Entrant attached to namespace 1 after its exec" "$DAEMON_DIR/log" || fail "the entrant was not attached"
+        local n want
+        n=$(wc -l <"$out")
+        for ((i = 0; i < 200; i++)); do
+                (($(wc -l <"$out") >= n + 2)) && break
+                sleep 0.05
+        done
+        want=$(host_plus_10d)
+        near "a read after the attach" "$(tail -n 1 "$out" | cut -d' ' -f2)" "$want"
+        near "a read after the attach (syscall)" "$(tail -n 1 "$out" | cut -d' ' -f3)" "$want"
 }
