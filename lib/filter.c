@@ -105,6 +105,8 @@ static int wait_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, v
                                       COND(a + 1, TNS_RULE_MASKED_EQ, UINT32_MAX, (uint64_t) c)),
                                userdata);
                 return r;
+        case TNS_TRAP_TIMEOUT:
+                return fn(&RULE1(d, COND(a, TNS_RULE_NE, 0, 0)), userdata);
         default:
                 return -EINVAL;
         }

@@ -129,6 +129,21 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                                 .trap = TNS_TRAP_TIMEOUT_CLOCK,
                                 .trap_value = 4,
                                 .wait = true},
+        /* POSIX message queues: an absolute CLOCK_REALTIME timeout
+         * (do_mq_timedsend, ipc/mqueue.c), which only the realtime offset
+         * moves. */
+        [TNS_SYS_MQ_TIMEDSEND] = {.id = TNS_SYS_MQ_TIMEDSEND,
+                                  .name = "mq_timedsend",
+                                  .nr = SYS_mq_timedsend,
+                                  .trap = TNS_TRAP_TIMEOUT,
+                                  .trap_value = 4,
+                                  .wait = true},
+        [TNS_SYS_MQ_TIMEDRECEIVE] = {.id = TNS_SYS_MQ_TIMEDRECEIVE,
+                                     .name = "mq_timedreceive",
+                                     .nr = SYS_mq_timedreceive,
+                                     .trap = TNS_TRAP_TIMEOUT,
+                                     .trap_value = 4,
+                                     .wait = true},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

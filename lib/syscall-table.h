@@ -24,6 +24,8 @@ enum tns_sys {
         TNS_SYS_FUTEX,
         TNS_SYS_FUTEX_WAITV,
         TNS_SYS_FUTEX_WAIT,
+        TNS_SYS_MQ_TIMEDSEND,
+        TNS_SYS_MQ_TIMEDRECEIVE,
         _TNS_SYS_MAX,
 };
 
@@ -42,6 +44,7 @@ enum tns_trap {
         TNS_TRAP_ARG1_ABSTIME, /* arg1 & TIMER_ABSTIME (the timer's clock is not an argument) */
         TNS_TRAP_FUTEX_ABS, /* an op with an absolute timeout, and a timeout */
         TNS_TRAP_TIMEOUT_CLOCK, /* arg[trap_value] != 0, arg[trap_value + 1] MONOTONIC or REALTIME */
+        TNS_TRAP_TIMEOUT, /* arg[trap_value] != 0: an absolute CLOCK_REALTIME timeout */
 };
 
 #define TNS_MAX_COMPAT_NAMES 3

@@ -98,6 +98,12 @@ int tns_wait_classify(enum tns_sys sys, const uint64_t args[6], struct tns_wait_
                 return classify_futex2(args, 3, ret);
         case TNS_SYS_FUTEX_WAIT:
                 return classify_futex2(args, 4, ret);
+        case TNS_SYS_MQ_TIMEDSEND:
+        case TNS_SYS_MQ_TIMEDRECEIVE:
+                if (args[4] == 0)
+                        return -ENOENT;
+                *ret = (struct tns_wait_spec){.arg = 4, .kind = TNS_WAIT_TIMESPEC, .clock_class = TNS_CLASS_REALTIME};
+                return 0;
         default:
                 return -ENOENT;
         }

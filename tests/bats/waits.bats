@@ -47,19 +47,19 @@ all_waits() {
         for c in realtime monotonic; do
                 script+="$P cond $c $MS && $P waitv $c $MS || exit 1; "
         done
-        script+="$P sem realtime $MS && $P lockpi realtime $MS"
+        script+="$P sem realtime $MS && $P lockpi realtime $MS && $P mq realtime $MS"
         tns run "$@" -- sh -c "$script"
 }
 
 @test "absolute waits wake on time under positive offsets on every clock" {
         run -0 all_waits --monotonic +10d --boottime +20d --realtime +3650d
-        [ "${#lines[@]}" -eq 19 ]
+        [ "${#lines[@]}" -eq 20 ]
 }
 
 @test "absolute waits wake on time under negative offsets on every clock" {
         local half=$(($(host_uptime_sec) / 2))
         run -0 all_waits --monotonic "-$half" --boottime -1h --realtime -1d
-        [ "${#lines[@]}" -eq 19 ]
+        [ "${#lines[@]}" -eq 20 ]
 }
 
 @test "absolute waits wake on time with one clock shifted and the others not" {
@@ -188,7 +188,7 @@ except KeyboardInterrupt:
         echo "$output" | grep -Eq '^futex +0$' || fail "a relative futex wait reached the daemon"
         echo "$output" | grep -Eq 'Waits: 0 converted' || fail "no wait should have been converted"
         run -0 all_waits --monotonic +10d --boottime -1h --realtime +1d
-        [ "${#lines[@]}" -eq 19 ]
+        [ "${#lines[@]}" -eq 20 ]
         run -0 tns stats
         echo "$output" | grep -Eq '^clock_nanosleep +[1-9]' || fail "the absolute sleep did not reach the daemon"
         echo "$output" | grep -Eq 'Waits: [1-9][0-9]+ converted, 0 unconverted' || fail "waits not converted"

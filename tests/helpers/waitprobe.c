@@ -29,7 +29,8 @@
  * then read and timerfd_gettime), timer (timer_settime TIMER_ABSTIME,
  * SIGEV_SIGNAL), cond (pthread_cond_timedwait, condattr clock CLOCK),
  * sem (sem_timedwait: realtime), lockpi (pthread_mutex_timedlock on a PI
- * mutex: FUTEX_LOCK_PI, realtime), waitv (futex_waitv), threads (32
+ * mutex: FUTEX_LOCK_PI, realtime), waitv (futex_waitv), mq
+ * (mq_timedreceive on an empty queue: realtime), threads (32
  * threads sleeping to one deadline at once), rel-sleep and
  * futex-wait (relative: never intercepted).
  * CLOCK: realtime, monotonic, boottime, tai.
@@ -42,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <mqueue.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -239,6 +241,24 @@ static int do_lockpi(long ms) {
         return pthread_mutex_timedlock(&pi, &d);
 }
 
+static int do_mq(long ms) {
+        struct mq_attr attr = {.mq_maxmsg = 1, .mq_msgsize = 8};
+        char name[64], buf[8];
+        struct timespec d;
+        mqd_t q;
+        int r;
+
+        snprintf(name, sizeof(name), "/waitprobe-%d", getpid());
+        q = mq_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600, &attr);
+        if (q == (mqd_t) -1)
+                return errno;
+        mq_unlink(name);
+        d = deadline(CLOCK_REALTIME, ms);
+        r = mq_timedreceive(q, buf, sizeof(buf), NULL, &d) < 0 ? errno : 0;
+        mq_close(q);
+        return r;
+}
+
 struct waitv {
         uint64_t val, uaddr;
         uint32_t flags, reserved;
@@ -402,6 +422,10 @@ static int do_errnos(void) {
         errno_case("waitv_clock", syscall(449, &w, 1, 0, &past, CLOCK_BOOTTIME));
         errno_case("waitv_bad", syscall(449, &w, 1, 0, BAD, CLOCK_MONOTONIC));
         errno_case("waitv_past", syscall(449, &w, 1, 0, &past, CLOCK_REALTIME));
+        errno_case("mq_badfd", syscall(SYS_mq_timedreceive, 999, &word, 8, NULL, &past));
+        errno_case("mq_bad", syscall(SYS_mq_timedreceive, 0, &word, 8, NULL, BAD));
+        errno_case("mq_nsec", syscall(SYS_mq_timedsend, 0, &word, 4, 0, &bad_nsec));
+        errno_case("mq_notmq", syscall(SYS_mq_timedsend, 0, &word, 4, 0, &past));
         errno_case("waitv_nsec", syscall(449, &w, 1, 0, &bad_nsec, CLOCK_MONOTONIC));
         return 0;
 }
@@ -509,6 +533,8 @@ int main(int argc, char **argv) {
                 r = do_exec_thread(argv[2], c, ms);
         else if (strcmp(kind, "threads") == 0)
                 r = do_threads(c, ms);
+        else if (strcmp(kind, "mq") == 0)
+                r = do_mq(ms), want = ETIMEDOUT;
         else if (strcmp(kind, "waitv") == 0)
                 r = do_waitv(c, ms), want = ETIMEDOUT;
         else if (strcmp(kind, "sig-sleep") == 0 && argc == 6) {

@@ -99,6 +99,17 @@ TEST(futex2) {
         EXPECT_EQ(classify(TNS_SYS_CLOCK_GETTIME, 0, 0, 0, 0, 0, 0, &s), -ENOENT);
 }
 
+/* mq_timedsend/receive: an absolute CLOCK_REALTIME timeout, or none. */
+TEST(mqueue) {
+        struct tns_wait_spec s;
+
+        ASSERT_EQ(classify(TNS_SYS_MQ_TIMEDRECEIVE, 3, 0x1000, 64, 0, 0x2000, 0, &s), 0);
+        EXPECT_EQ(s.arg, 4U);
+        EXPECT_EQ(s.clock_class, TNS_CLASS_REALTIME);
+        ASSERT_EQ(classify(TNS_SYS_MQ_TIMEDSEND, 3, 0x1000, 64, 1, 0x2000, 0, &s), 0);
+        EXPECT_EQ(classify(TNS_SYS_MQ_TIMEDSEND, 3, 0x1000, 64, 1, 0, 0, &s), -ENOENT);
+}
+
 /* timens_ktime_to_host(): before the offset, expired; never 0 (disarm). */
 TEST(deadline_to_host) {
         EXPECT_EQ(tns_deadline_to_host(11 * DAY, 10 * DAY), DAY);
