@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "procfs-text.h"
+#include "time-util.h"
+
+/* The second field of the host's uptime line: digits '.' digits, then
+ * '\n' or the end. Returns its start and length, or NULL. */
+static const char *idle_field(const char *line, size_t *ret_len) {
+        const char *p = strchr(line, ' '), *q;
+
+        if (!p)
+                return NULL;
+        q = ++p;
+        while (*q >= '0' && *q <= '9')
+                q++;
+        if (q == p || *q != '.')
+                return NULL;
+        q++;
+        while (*q >= '0' && *q <= '9')
+                q++;
+        if (*q != '\0' && *q != '\n')
+                return NULL;
+        *ret_len = (size_t) (q - p);
+        return *ret_len <= 24 ? p : NULL;
+}
+
+ssize_t tns_procfs_uptime(const struct timespec *boottime, const char *host_uptime, char *buf, size_t size) {
+        const char *idle;
+        size_t idle_len;
+        int n;
+
+        if (boottime->tv_sec < 0 || boottime->tv_nsec < 0 || boottime->tv_nsec >= TNS_NSEC_PER_SEC)
+                return -EINVAL;
+        idle = idle_field(host_uptime, &idle_len);
+        if (!idle)
+                return -EINVAL;
+        n = snprintf(buf, size, "%" PRId64 ".%02ld %.*s\n", (int64_t) boottime->tv_sec,
+                     (long) (boottime->tv_nsec / (TNS_NSEC_PER_SEC / 100)), (int) idle_len, idle);
+        if (n < 0 || (size_t) n >= size)
+                return -ENOBUFS;
+        return n;
+}
+
+int tns_procfs_btime(const struct timespec *realtime, const struct timespec *boottime, int64_t *ret) {
+        int64_t d;
+        int r;
+
+        /* Both clocks are within [0, KTIME_MAX] ns in any namespace
+         * (tns_offset_check), so this fits; -ERANGE guards the rest. */
+        r = tns_ts_diff_ns(realtime, boottime, &d);
+        if (r < 0)
+                return r;
+        *ret = tns_ns_to_ts(d).tv_sec;
+        return 0;
+}
+
+/* The "btime " line of /proc/stat: at the start of the text or after a
+ * newline, followed by digits and a newline. */
+static const char *find_btime(const char *s, size_t len, size_t *ret_value_len) {
+        static const char key[] = "btime ";
+        const size_t klen = sizeof(key) - 1;
+
+        for (size_t i = 0; i + klen <= len; i++) {
+                size_t j;
+
+                if ((i > 0 && s[i - 1] != '\n') || memcmp(s + i, key, klen) != 0)
+                        continue;
+                for (j = i + klen; j < len && s[j] >= '0' && s[j] <= '9'; j++)
+                        ;
+                if (j == i + klen || (j < len && s[j] != '\n'))
+                        return NULL;
+                *ret_value_len = j - (i + klen);
+                return s + i + klen;
+        }
+        return NULL;
+}
+
+ssize_t tns_procfs_stat(const char *host_stat, size_t len, int64_t btime, char *buf, size_t size) {
+        const char *value;
+        size_t value_len, head, tail;
+        char num[24];
+        int n;
+
+        value = find_btime(host_stat, len, &value_len);
+        if (!value)
+                return -EINVAL;
+        /* The kernel prints it as an unsigned long long. */
+        n = snprintf(num, sizeof(num), "%llu", (unsigned long long) btime);
+        head = (size_t) (value - host_stat);
+        tail = len - head - value_len;
+        if (head + (size_t) n + tail + 1 > size)
+                return -ENOBUFS;
+        memcpy(buf, host_stat, head);
+        memcpy(buf + head, num, (size_t) n);
+        memcpy(buf + head + (size_t) n, value + value_len, tail);
+        buf[head + (size_t) n + tail] = '\0';
+        return (ssize_t) (head + (size_t) n + tail);
+}
+
+long tns_sysinfo_uptime(const struct timespec *boottime) {
+        return (long) boottime->tv_sec + (boottime->tv_nsec ? 1 : 0);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "procfs-text.h"
+#include "test.h"
+#include "util.h"
+
+#define TS(s, n) ((struct timespec){.tv_sec = (s), .tv_nsec = (n)})
+
+TEST(uptime_format) {
+        char buf[TNS_UPTIME_MAX];
+
+        /* Hundredths truncated, as fs/proc/uptime.c divides. */
+        EXPECT_EQ(tns_procfs_uptime(&TS(14393, 219999999), "13393.21 22013.04\n", buf, sizeof(buf)), 18);
+        EXPECT_STREQ(buf, "14393.21 22013.04\n");
+        EXPECT_EQ(tns_procfs_uptime(&TS(0, 9999999), "1.00 0.00\n", buf, sizeof(buf)), 10);
+        EXPECT_STREQ(buf, "0.00 0.00\n");
+        EXPECT_EQ(tns_procfs_uptime(&TS(5, 0), "1.00 123456789.99", buf, sizeof(buf)), 18);
+        EXPECT_STREQ(buf, "5.00 123456789.99\n");
+        EXPECT_GT(tns_procfs_uptime(&TS(INT64_MAX, 999999999), "1.00 2.00\n", buf, sizeof(buf)), 0);
+        EXPECT_STREQ(buf, "9223372036854775807.99 2.00\n");
+}
+
+TEST(uptime_errors) {
+        char buf[TNS_UPTIME_MAX];
+
+        EXPECT_EQ(tns_procfs_uptime(&TS(-1, 0), "1.00 2.00\n", buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 1000000000), "1.00 2.00\n", buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 0), "", buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 0), "1.00", buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 0), "1.00 x\n", buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 0), "1.00 2\n", buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 0), "1.00 2.00 3\n", buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 0), "1.00 2.00\n", buf, 10), -ENOBUFS);
+        EXPECT_EQ(tns_procfs_uptime(&TS(1, 0), "1.00 2.00\n", buf, 11), 10);
+}
+
+TEST(btime) {
+        int64_t b = 42;
+
+        /* Host: realtime - boottime. */
+        EXPECT_EQ(tns_procfs_btime(&TS(1796295646, 500000000), &TS(13393, 210000000), &b), 0);
+        EXPECT_EQ(b, 1796282253);
+        /* Floor, not truncation, when the nanoseconds borrow. */
+        EXPECT_EQ(tns_procfs_btime(&TS(1796295646, 100000000), &TS(13393, 210000000), &b), 0);
+        EXPECT_EQ(b, 1796282252);
+        /* A boottime offset of +1000 s: the boot was 1000 s earlier, as
+         * `unshare -T --boottime 1000` shows it. */
+        EXPECT_EQ(tns_procfs_btime(&TS(1796295646, 500000000), &TS(14393, 210000000), &b), 0);
+        EXPECT_EQ(b, 1796281253);
+        /* A realtime offset moves the wall-clock boot with it. */
+        EXPECT_EQ(tns_procfs_btime(&TS(1796295646 + 86400, 500000000), &TS(13393, 210000000), &b), 0);
+        EXPECT_EQ(b, 1796282253 + 86400);
+        b = 42;
+        EXPECT_EQ(tns_procfs_btime(&TS(INT64_MAX, 0), &TS(-1, 0), &b), -ERANGE);
+        EXPECT_EQ(b, 42);
+}
+
+static const char host_stat[] = "cpu  1 2 3 4\n"
+                                "intr 1 2 3\n"
+                                "ctxt 99\n"
+                                "btime 1796282253\n"
+                                "processes 7\n";
+
+TEST(stat_rewrite) {
+        char buf[256];
+        ssize_t n;
+
+        n = tns_procfs_stat(host_stat, strlen(host_stat), 1796281253, buf, sizeof(buf));
+        EXPECT_EQ(n, (ssize_t) strlen(host_stat));
+        EXPECT_STREQ(buf, "cpu  1 2 3 4\nintr 1 2 3\nctxt 99\nbtime 1796281253\nprocesses 7\n");
+        n = tns_procfs_stat(host_stat, strlen(host_stat), 5, buf, sizeof(buf));
+        EXPECT_EQ(n, (ssize_t) strlen(host_stat) - 9);
+        EXPECT_STREQ(buf, "cpu  1 2 3 4\nintr 1 2 3\nctxt 99\nbtime 5\nprocesses 7\n");
+        /* Exactly the room it needs, and one byte less. */
+        EXPECT_EQ(tns_procfs_stat(host_stat, strlen(host_stat), 5, buf, strlen(host_stat) - 9), -ENOBUFS);
+        EXPECT_EQ(tns_procfs_stat(host_stat, strlen(host_stat), 5, buf, strlen(host_stat) - 8),
+                  (ssize_t) strlen(host_stat) - 9);
+        /* The last line without its newline, the first line. */
+        EXPECT_EQ(tns_procfs_stat("btime 12", 8, 34, buf, sizeof(buf)), 8);
+        EXPECT_STREQ(buf, "btime 34");
+}
+
+TEST(stat_errors) {
+        char buf[256];
+
+        EXPECT_EQ(tns_procfs_stat("", 0, 1, buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_stat("cpu 1\n", 6, 1, buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_stat("xbtime 12\n", 10, 1, buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_stat("btime \n", 7, 1, buf, sizeof(buf)), -EINVAL);
+        EXPECT_EQ(tns_procfs_stat("btime 12x\n", 10, 1, buf, sizeof(buf)), -EINVAL);
+        /* len, not the NUL, ends the text. */
+        EXPECT_EQ(tns_procfs_stat("btime 12\n", 4, 1, buf, sizeof(buf)), -EINVAL);
+}
+
+TEST(sysinfo_uptime) {
+        /* Rounded up, as do_sysinfo() does. */
+        EXPECT_EQ(tns_sysinfo_uptime(&TS(100, 0)), 100);
+        EXPECT_EQ(tns_sysinfo_uptime(&TS(100, 1)), 101);
+        EXPECT_EQ(tns_sysinfo_uptime(&TS(0, 999999999)), 1);
+}
