@@ -55,7 +55,7 @@ static int detach(void) {
         return 0;
 }
 
-static int serve(int listener, int parent_pidfd, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+static int serve(int listener, pid_t root_pid, int parent_pidfd, const char *name, const int64_t offsets[TNS_CLASS_MAX],
                  unsigned ns_flags, int ready_fd) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         struct tns_supervisor *s = NULL;
@@ -71,7 +71,7 @@ static int serve(int listener, int parent_pidfd, const char *name, const int64_t
                 return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to create the supervisor: %m");
         r = tns_supervisor_create_ns_flags(s, name, offsets, ns_flags, &ns);
         if (r >= 0)
-                r = tns_supervisor_add_listener(s, ns, TAKE_FD(listener), 0);
+                r = tns_supervisor_add_listener(s, ns, TAKE_FD(listener), root_pid);
         if (r >= 0 && parent_pidfd >= 0)
                 r = sd_event_add_io(e, NULL, parent_pidfd, EPOLLIN, on_parent_exit, NULL);
         if (r < 0) {
@@ -86,7 +86,8 @@ static int serve(int listener, int parent_pidfd, const char *name, const int64_t
         return r;
 }
 
-int embedded_supervisor_start(int listener, const char *name, const int64_t offsets[TNS_CLASS_MAX], unsigned ns_flags) {
+int embedded_supervisor_start(int listener, pid_t root_pid, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                              unsigned ns_flags) {
         _cleanup_close_ int owned = listener;
         int ready[2], parent_pidfd;
         char byte;
@@ -112,8 +113,9 @@ int embedded_supervisor_start(int listener, const char *name, const int64_t offs
                 (void) sigprocmask(SIG_SETMASK, &all, NULL);
                 if (detach() < 0)
                         _exit(EXIT_FAILURE);
-                _exit(serve(TAKE_FD(owned), parent_pidfd, name, offsets, ns_flags, ready[1]) < 0 ? EXIT_FAILURE
-                                                                                                 : EXIT_SUCCESS);
+                _exit(serve(TAKE_FD(owned), root_pid, parent_pidfd, name, offsets, ns_flags, ready[1]) < 0
+                              ? EXIT_FAILURE
+                              : EXIT_SUCCESS);
         }
         close(ready[1]);
         safe_close(parent_pidfd);

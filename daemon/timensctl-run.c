@@ -267,7 +267,8 @@ static int start_supervisor(struct tns_client *daemon, const struct run_args *a,
 
         if (r <= 0)
                 return r;
-        r = embedded_supervisor_start(TAKE_FD(child->listener), a->name, offsets, a->no_vdso ? TNS_NS_NO_VDSO : 0);
+        r = embedded_supervisor_start(TAKE_FD(child->listener), child->pid, a->name, offsets,
+                                      a->no_vdso ? TNS_NS_NO_VDSO : 0);
         if (r < 0)
                 return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to start the supervisor: %m");
         return 0;
@@ -297,7 +298,7 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
                 tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to build the seccomp filter: %m");
                 return EXIT_RUN_INTERNAL;
         }
-        r = tns_spawn(&filter, a->argv, &child, &stage);
+        r = tns_spawn_flags(&filter, a->argv, TNS_SPAWN_PRIVATE_PROC, &child, &stage);
         tns_filter_done(&filter);
         if (r < 0)
                 return spawn_error(r, stage, a->argv[0]);
@@ -307,8 +308,11 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
         if (r < 0) {
                 (void) syscall(SYS_pidfd_send_signal, child.pidfd, SIGKILL, NULL, 0);
                 safe_close(child.listener);
+                safe_close(child.release_fd);
                 return EXIT_RUN_INTERNAL;
         }
+        /* The supervisor has covered its /proc files: it may exec now. */
+        tns_spawn_release(&child);
         /* Only now: the exec is trapped, and served by the supervisor. */
         r = tns_spawn_wait_exec(&child, &stage);
         if (r < 0) {

@@ -29,7 +29,8 @@ int offsets_resolve(const struct offset_args *a, int64_t ret[TNS_CLASS_MAX]);
 /* The embedded supervisor: forks a detached process that serves
  * `listener` (taken) for namespace `name` with `offsets`, until every
  * process under the filter is gone. Returns once it serves. */
-int embedded_supervisor_start(int listener, const char *name, const int64_t offsets[TNS_CLASS_MAX], unsigned ns_flags);
+int embedded_supervisor_start(int listener, pid_t root_pid, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                              unsigned ns_flags);
 
 /* Options every command takes (before or after its name). */
 struct ctl_options {

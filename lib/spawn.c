@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -57,8 +59,17 @@ static int find_program(const char *name, char *buf, size_t size, const char **r
         }
 }
 
+/* Where the child may not (EPERM: unprivileged), /proc stays the host's;
+ * never a new namespace whose /proc mounts would propagate back out. */
+static void private_proc(void) {
+        if (unshare(CLONE_NEWNS) < 0)
+                return;
+        if (mount(NULL, "/proc", NULL, MS_SLAVE, NULL) < 0)
+                (void) mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL);
+}
+
 /* Between fork and exec: only async-signal-safe calls. */
-static _Noreturn void child(const struct tns_filter *f, char *const argv[], int sock, int pipe_fd) {
+static _Noreturn void child(const struct tns_filter *f, char *const argv[], unsigned flags, int sock, int pipe_fd) {
         char buf[4096];
         const char *prog;
         sigset_t all;
@@ -69,6 +80,8 @@ static _Noreturn void child(const struct tns_filter *f, char *const argv[], int 
         r = find_program(argv[0], buf, sizeof(buf), &prog);
         if (r < 0)
                 report(pipe_fd, TNS_SPAWN_EXEC, r);
+        if (flags & TNS_SPAWN_PRIVATE_PROC)
+                private_proc();
         fd = tns_filter_install(f);
         if (fd < 0)
                 report(pipe_fd, TNS_SPAWN_SETUP, fd);
@@ -76,6 +89,14 @@ static _Noreturn void child(const struct tns_filter *f, char *const argv[], int 
         if (r < 0)
                 report(pipe_fd, TNS_SPAWN_SETUP, r);
         close(fd);
+        if (flags & TNS_SPAWN_PRIVATE_PROC) {
+                char go;
+
+                /* EOF (the parent gave up) as well as a byte: go on; the
+                 * parent kills us if it must. */
+                while (read(sock, &go, 1) < 0 && errno == EINTR)
+                        ;
+        }
         close(sock);
         execv(prog, argv);
         report(pipe_fd, TNS_SPAWN_EXEC, errno);
@@ -94,6 +115,19 @@ static int read_report(int pipe_fd, struct child_report *ret) {
 }
 
 int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *ret, enum tns_spawn_stage *ret_stage) {
+        return tns_spawn_flags(f, argv, 0, ret, ret_stage);
+}
+
+void tns_spawn_release(struct tns_child *c) {
+        char go = 1;
+
+        if (c->release_fd >= 0)
+                (void) !write(c->release_fd, &go, 1);
+        c->release_fd = safe_close(c->release_fd);
+}
+
+int tns_spawn_flags(const struct tns_filter *f, char *const argv[], unsigned flags, struct tns_child *ret,
+                    enum tns_spawn_stage *ret_stage) {
         _cleanup_close_ int pidfd = -EBADF;
         int socks[2], pipefd[2], listener, r;
         struct tns_child c;
@@ -113,19 +147,25 @@ int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *
                 return r;
         }
         if (pid == 0)
-                child(f, argv, socks[1], pipefd[1]);
+                child(f, argv, flags, socks[1], pipefd[1]);
         close(socks[1]);
         close(pipefd[1]);
         listener = tns_recv_fd(socks[0]);
-        close(socks[0]);
-        c = (struct tns_child){.pid = pid, .pidfd = -EBADF, .listener = listener, .exec_fd = pipefd[0]};
-        if (listener < 0)
+        c = (struct tns_child){
+                .pid = pid, .pidfd = -EBADF, .listener = listener, .exec_fd = pipefd[0], .release_fd = -EBADF};
+        if (flags & TNS_SPAWN_PRIVATE_PROC)
+                c.release_fd = socks[0];
+        else
+                close(socks[0]);
+        if (listener < 0) {
                 /* No listener: the child reports why, and is gone. */
+                c.release_fd = safe_close(c.release_fd);
                 return tns_spawn_wait_exec(&c, ret_stage) ?: -EIO;
+        }
         pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         if (pidfd < 0) {
                 r = negative_errno();
-                close(listener), close(c.exec_fd);
+                close(listener), close(c.exec_fd), safe_close(c.release_fd);
                 return r;
         }
         c.pidfd = TAKE_FD(pidfd);

@@ -12,6 +12,7 @@ struct tns_child {
         int pidfd;
         int listener; /* the seccomp listener fd, owned by the caller */
         int exec_fd; /* reports the exec's outcome: tns_spawn_wait_exec() */
+        int release_fd; /* TNS_SPAWN_PRIVATE_PROC: tns_spawn_release() */
 };
 
 enum tns_spawn_stage {
@@ -26,6 +27,19 @@ enum tns_spawn_stage {
  * for the outcome. On failure returns -errno with *ret_stage; the child
  * has been reaped then. */
 int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *ret, enum tns_spawn_stage *ret_stage);
+
+/* With TNS_SPAWN_PRIVATE_PROC the child makes a mount namespace of its
+ * own where it may (root, or CAP_SYS_ADMIN in its user namespace; else it
+ * goes on in ours), with /proc a slave mount there, so that the mounts the
+ * supervisor puts over /proc/uptime and /proc/stat (supervisor-procfs.c)
+ * stay in it; and it execs only once tns_spawn_release() says the
+ * supervisor has set them up. */
+#define TNS_SPAWN_PRIVATE_PROC 0x1U
+int tns_spawn_flags(const struct tns_filter *f, char *const argv[], unsigned flags, struct tns_child *ret,
+                    enum tns_spawn_stage *ret_stage);
+/* Lets a child started with TNS_SPAWN_PRIVATE_PROC go on to its exec;
+ * closes c->release_fd. Nothing for a child started without. */
+void tns_spawn_release(struct tns_child *c);
 
 /* Waits for the exec of a child from tns_spawn(): 0 once it happened, or
  * -errno with *ret_stage (the child has been reaped then). Closes

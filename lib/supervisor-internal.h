@@ -31,6 +31,7 @@ struct listener {
         struct tns_ns *ns;
         struct member *members;
         unsigned n_members;
+        struct procfs_conn *procfs; /* supervisor-procfs.c: its FUSE mounts */
         struct listener *next;
 };
 
@@ -162,6 +163,17 @@ void supervisor_wait_done(struct tns_supervisor *s);
 
 /* supervisor-attach.c: frees the filter. */
 void supervisor_attach_done(struct tns_supervisor *s);
+/* The namespace of the caller tid of listener l (supervisor.c). */
+struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid);
+
+/* supervisor-procfs.c: sysinfo() for req's caller in ns (the reply's
+ * value or -errno); /proc/uptime and /proc/stat covered in the mount
+ * namespace of pid (at proc_dir there) and served for l's callers. */
+int64_t supervisor_sysinfo(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
+int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir);
+/* Hooks of add_listener and listener_free. */
+void supervisor_procfs_listener_added(struct listener *l);
+void supervisor_procfs_free(struct listener *l);
 
 /* supervisor-registry.c: a listener of ns hung up. Called by
  * listener_free() before it drops its reference on ns. */

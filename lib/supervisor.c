@@ -155,7 +155,7 @@ static struct tns_ns *ns_by_mapping(struct listener *l, pid_t tid) {
 /* The namespace of a caller: its listener's, unless it or an ancestor
  * moved (unshare) — then the one its vDSO mapping names, or for a program
  * without our vDSO the nearest member entry up the parent chain. */
-static struct tns_ns *resolve_ns(struct listener *l, pid_t tid) {
+struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
         struct tns_proc_status st;
         struct tns_ns *ns;
         struct member *m;
@@ -327,7 +327,7 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         if (!d)
                 return -ENOSYS;
         l->s->stats.per_syscall[d->id]++;
-        ns = resolve_ns(l, req->pid);
+        ns = supervisor_resolve_ns(l, req->pid);
         ns->n_calls++; /* for the control API (registry) */
         if (d->id == TNS_SYS_EXECVE || d->id == TNS_SYS_EXECVEAT) {
                 /* The exec itself runs unchanged; where we cannot inject
@@ -338,6 +338,8 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         }
         if (d->wait)
                 return supervisor_wait(l, req, ns, d);
+        if (d->id == TNS_SYS_SYSINFO)
+                return supervisor_sysinfo(l, req, ns); /* supervisor-procfs.c */
         if ((d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME) &&
             supervisor_is_vdso_fallback(l, req)) {
                 l->s->stats.vdso_fallbacks++;
@@ -368,6 +370,7 @@ static void listener_free(struct listener *l) {
 
         while (l->members)
                 member_free(l->members);
+        supervisor_procfs_free(l); /* hook: supervisor-procfs.c */
         for (struct listener **p = &s->listeners; *p; p = &(*p)->next)
                 if (*p == l) {
                         *p = l->next;
@@ -579,8 +582,10 @@ int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int
         l->root_pid = root_pid;
         l->ns = tns_ns_ref(ns);
         l->next = s->listeners;
-        s->listeners = TAKE_PTR(l);
+        s->listeners = l;
         s->stats.listeners++;
+        /* Before any call is served: the root may be held at its exec. */
+        supervisor_procfs_listener_added(TAKE_PTR(l)); /* hook: supervisor-procfs.c */
         return 0;
 }
 

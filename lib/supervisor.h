@@ -94,6 +94,19 @@ struct tns_attach_report {
 typedef int (*tns_attach_listener_fn)(int fd, pid_t pid, void *userdata);
 int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, unsigned max_processes,
                           tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *ret);
+/* /proc/uptime and /proc/stat as the namespace sees them
+ * (supervisor-procfs.c). add_listener covers them by itself at /proc when
+ * root_pid has a mount namespace other than the supervisor's (`timensctl
+ * run` makes one); this covers them at proc_dir in root_pid's mount
+ * namespace, for a runtime whose container has its /proc elsewhere yet
+ * (an OCI createRuntime hook: <rootfs>/proc before pivot_root). -ESRCH if
+ * no listener has that root. */
+int tns_supervisor_mount_proc(struct tns_supervisor *s, pid_t root_pid, const char *proc_dir);
+/* The FUSE fds serving root_pid's /proc files (at most n, in fds; the
+ * count is returned). They stay the supervisor's: a daemon keeps dups of
+ * them (systemd's fd store) so that a restart does not cut the readers
+ * off (ENOTCONN) — the connection lives while any of its fds does. */
+int tns_supervisor_procfs_fds(struct tns_supervisor *s, pid_t root_pid, int *fds, size_t n);
 
 /* Called when the last listener has hung up: every process that carried a
  * filter is gone. */

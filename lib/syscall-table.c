@@ -144,6 +144,13 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                                      .trap = TNS_TRAP_TIMEOUT,
                                      .trap_value = 4,
                                      .wait = true},
+        /* Its uptime is the namespace's boottime (kernel/sys.c do_sysinfo);
+         * a rare call, trapped whole (lib/supervisor-procfs.c). */
+        [TNS_SYS_SYSINFO] = {.id = TNS_SYS_SYSINFO,
+                             .name = "sysinfo",
+                             .nr = SYS_sysinfo,
+                             .trap = TNS_TRAP_ALWAYS,
+                             .i386_names = {"sysinfo"}},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

@@ -26,6 +26,7 @@ enum tns_sys {
         TNS_SYS_FUTEX_WAIT,
         TNS_SYS_MQ_TIMEDSEND,
         TNS_SYS_MQ_TIMEDRECEIVE,
+        TNS_SYS_SYSINFO,
         _TNS_SYS_MAX,
 };
 
