@@ -314,17 +314,12 @@ static int fsconfig_str(int fs, const char *key, const char *value) {
         return RET_NERRNO(syscall(SYS_fsconfig, fs, value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key, value, 0));
 }
 
-/* In the helper: a FUSE mount whose root is a regular file, over path.
- * The /dev/fuse fd must be opened in the mount's user namespace
- * (fs/fuse/inode.c checks the opener's), so it is opened here. */
-static int mount_one(const char *path, int *ret_fd) {
-        _cleanup_close_ int fuse = -EBADF, fs = -EBADF, mnt = -EBADF;
+/* In the helper: a FUSE mount whose root is a regular file, over path. */
+static int mount_one(int fuse, const char *path) {
+        _cleanup_close_ int fs = -EBADF, mnt = -EBADF;
         char num[16];
         int r;
 
-        fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-        if (fuse < 0)
-                return negative_errno();
         fs = (int) syscall(SYS_fsopen, "fuse", FSOPEN_CLOEXEC);
         if (fs < 0)
                 return negative_errno();
@@ -343,7 +338,6 @@ static int mount_one(const char *path, int *ret_fd) {
                 return negative_errno();
         if (syscall(SYS_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 return negative_errno();
-        *ret_fd = TAKE_FD(fuse);
         return 0;
 }
 
@@ -358,24 +352,31 @@ static bool same_ns(pid_t pid, const char *type) {
         return stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
-/* The forked helper: enters pid's mount namespace (and user namespace, to
- * own the mounts there), mounts, sends the fds back, exits. */
+/* The forked helper: enters pid's user namespace (to own the mounts
+ * there) and its mount namespace, mounts, sends the fds back, exits.
+ * /dev/fuse is opened between the two: fs/fuse/inode.c wants it opened
+ * in the mount's user namespace, and a container's /dev may not have it. */
 static _Noreturn void helper(pid_t pid, int pidfd, const char *proc_dir, int sock) {
-        int flags = CLONE_NEWNS | (same_ns(pid, "user") ? 0 : CLONE_NEWUSER);
-        int r = 0;
+        int fuse[_PROCFS_MAX];
 
-        if (setns(pidfd, flags) < 0)
+        if (!same_ns(pid, "user") && setns(pidfd, CLONE_NEWUSER) < 0)
+                _exit(errno);
+        for (int f = 0; f < _PROCFS_MAX; f++) {
+                fuse[f] = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+                if (fuse[f] < 0)
+                        _exit(errno);
+        }
+        if (setns(pidfd, CLONE_NEWNS) < 0)
                 _exit(errno);
         for (int f = 0; f < _PROCFS_MAX; f++) {
                 char path[PATH_MAX];
-                int fd = -EBADF;
+                int r;
 
                 if ((size_t) snprintf(path, sizeof(path), "%s/%s", proc_dir, procfs_names[f]) >= sizeof(path))
                         _exit(ENAMETOOLONG);
-                r = mount_one(path, &fd);
-                if (r < 0)
-                        _exit(-r);
-                r = tns_send_fd(sock, fd);
+                r = mount_one(fuse[f], path);
+                if (r >= 0)
+                        r = tns_send_fd(sock, fuse[f]);
                 if (r < 0)
                         _exit(-r);
         }
