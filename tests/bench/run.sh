@@ -235,6 +235,9 @@ echo "  - Total time: $((SECONDS - start)) s."
 # Absolute waits: wake-up latency, and relative waits not intercepted.
 "$(dirname "$0")/waits.sh" "$builddir"
 
+# /proc/uptime through our FUSE mount, and a /proc file it does not cover.
+"$(dirname "$0")/procfs.sh" "$builddir"
+
 # timensd's control API (hello, live set, RSS per namespace): a section of
 # its own, with a timensd of its own.
 "$(dirname "$0")/api.sh" "$builddir"
