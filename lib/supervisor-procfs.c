@@ -50,12 +50,28 @@ static const char *const procfs_names[_PROCFS_MAX] = {
         [PROCFS_STAT] = "stat",
 };
 
+/* The text a reader was given, kept for a moment (PROCFS_SNAPSHOT_USEC):
+ * the size of a GETATTR and the READs that follow it must agree, or the
+ * page-cache path (splice, sendfile: busybox cat) would be cut short at a
+ * stale i_size or pad the text. */
+struct procfs_snapshot {
+        pid_t pid;
+        uint64_t taken; /* CLOCK_MONOTONIC, us */
+        char *text;
+        size_t len;
+};
+
+#define PROCFS_SNAPSHOTS 8
+#define PROCFS_SNAPSHOT_USEC 50000
+
 /* One FUSE connection: one file in one mount namespace. */
 struct procfs_conn {
         struct listener *l;
         enum procfs_file file;
         int fd;
         sd_event_source *src;
+        struct procfs_snapshot snap[PROCFS_SNAPSHOTS];
+        unsigned next_snap;
         struct procfs_conn *next;
 };
 
@@ -195,7 +211,7 @@ static int fuse_reply(struct procfs_conn *c, uint64_t unique, int error, const v
         return 0;
 }
 
-static void fill_attr(struct fuse_attr *a) {
+static void fill_attr(struct fuse_attr *a, size_t size) {
         struct timespec now;
 
         /* procfs gives its files the current time. */
@@ -204,6 +220,7 @@ static void fill_attr(struct fuse_attr *a) {
                 .ino = FUSE_ROOT_ID,
                 .mode = S_IFREG | 0444,
                 .nlink = 1,
+                .size = size,
                 .blksize = 1024,
                 .atime = (uint64_t) now.tv_sec,
                 .mtime = (uint64_t) now.tv_sec,
@@ -214,20 +231,65 @@ static void fill_attr(struct fuse_attr *a) {
         };
 }
 
-static int fuse_read(struct procfs_conn *c, const struct fuse_in_header *h, const struct fuse_read_in *in) {
-        struct tns_ns *ns = h->pid > 0 ? supervisor_resolve_ns(c->l, (pid_t) h->pid) : c->l->ns;
-        _cleanup_free_ char *text = NULL;
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* The text for the reader pid: its snapshot if it took one a moment ago,
+ * else made anew (as procfs does at every read from 0, so that a reader
+ * that keeps the fd sees the time move) and kept as its snapshot. */
+static int text_for(struct procfs_conn *c, pid_t pid, const struct procfs_snapshot **ret) {
+        struct tns_ns *ns = pid > 0 ? supervisor_resolve_ns(c->l, pid) : c->l->ns;
+        uint64_t now = now_usec();
+        struct procfs_snapshot *slot;
+        char *text = NULL;
         ssize_t n;
 
-        /* Made anew at every read, as procfs does: a reader that keeps the
-         * fd and reads again from 0 sees the time move. */
+        for (unsigned i = 0; i < PROCFS_SNAPSHOTS; i++)
+                if (c->snap[i].text && c->snap[i].pid == pid && now - c->snap[i].taken < PROCFS_SNAPSHOT_USEC) {
+                        *ret = &c->snap[i];
+                        return 0;
+                }
         n = c->file == PROCFS_UPTIME ? make_uptime(ns, &text) : make_stat(ns, &text);
         if (n < 0)
-                return fuse_reply(c, h->unique, n == -ENOMEM ? -ENOMEM : -EIO, NULL, 0);
-        if (in->offset >= (uint64_t) n)
+                return (int) n;
+        slot = &c->snap[c->next_snap++ % PROCFS_SNAPSHOTS];
+        free(slot->text);
+        *slot = (struct procfs_snapshot){.pid = pid, .taken = now, .text = text, .len = (size_t) n};
+        *ret = slot;
+        return 0;
+}
+
+static int fuse_getattr(struct procfs_conn *c, const struct fuse_in_header *h) {
+        struct fuse_attr_out out = {};
+        const struct procfs_snapshot *t;
+        int r;
+
+        /* The size of the text this reader is about to read: the mount
+         * has default_permissions and attr_valid is 0, so every open asks
+         * (fuse_permission), and splice reads the page cache up to it. */
+        r = text_for(c, (pid_t) h->pid, &t);
+        if (r < 0)
+                return fuse_reply(c, h->unique, r == -ENOMEM ? -ENOMEM : -EIO, NULL, 0);
+        fill_attr(&out.attr, t->len);
+        return fuse_reply(c, h->unique, 0, &out, sizeof(out));
+}
+
+static int fuse_read(struct procfs_conn *c, const struct fuse_in_header *h, const struct fuse_read_in *in) {
+        const struct procfs_snapshot *t;
+        size_t n;
+        int r;
+
+        r = text_for(c, (pid_t) h->pid, &t);
+        if (r < 0)
+                return fuse_reply(c, h->unique, r == -ENOMEM ? -ENOMEM : -EIO, NULL, 0);
+        if (in->offset >= t->len)
                 return fuse_reply(c, h->unique, 0, NULL, 0);
-        n -= (ssize_t) in->offset;
-        return fuse_reply(c, h->unique, 0, text + in->offset, (size_t) n < in->size ? (size_t) n : in->size);
+        n = t->len - (size_t) in->offset;
+        return fuse_reply(c, h->unique, 0, t->text + in->offset, n < in->size ? n : in->size);
 }
 
 static int fuse_dispatch(struct procfs_conn *c, const struct fuse_in_header *h, const void *arg, size_t len) {
@@ -245,15 +307,14 @@ static int fuse_dispatch(struct procfs_conn *c, const struct fuse_in_header *h, 
                 out.max_readahead = in->max_readahead;
                 return fuse_reply(c, h->unique, 0, &out, sizeof(out));
         }
-        case FUSE_GETATTR: {
-                struct fuse_attr_out out = {};
-
-                fill_attr(&out.attr);
-                return fuse_reply(c, h->unique, 0, &out, sizeof(out));
-        }
+        case FUSE_GETATTR:
+                return fuse_getattr(c, h);
         case FUSE_OPEN: {
-                /* DIRECT_IO: no page cache, every read comes here (the
-                 * size is 0, as procfs says). */
+                /* DIRECT_IO: read() bypasses the page cache, every read
+                 * comes here. splice and sendfile do not (this kernel's
+                 * fuse_splice_read uses filemap_splice_read for it): they
+                 * read the page cache, which the open emptied (no
+                 * KEEP_CACHE), up to the size the open's GETATTR gave. */
                 struct fuse_open_out out = {.open_flags = FOPEN_DIRECT_IO};
 
                 return fuse_reply(c, h->unique, 0, &out, sizeof(out));
@@ -277,6 +338,8 @@ static int fuse_dispatch(struct procfs_conn *c, const struct fuse_in_header *h, 
 }
 
 static void conn_free(struct procfs_conn *c) {
+        for (unsigned i = 0; i < PROCFS_SNAPSHOTS; i++)
+                free(c->snap[i].text);
         sd_event_source_disable_unref(c->src);
         safe_close(c->fd);
         free(c);
@@ -328,7 +391,10 @@ static int mount_one(int fuse, const char *path) {
          * namespace's root. */
         if ((r = fsconfig_str(fs, "fd", num)) < 0 || (r = fsconfig_str(fs, "rootmode", "100444")) < 0 ||
             (r = fsconfig_str(fs, "user_id", "0")) < 0 || (r = fsconfig_str(fs, "group_id", "0")) < 0 ||
-            (r = fsconfig_str(fs, "allow_other", NULL)) < 0)
+            (r = fsconfig_str(fs, "allow_other", NULL)) < 0 ||
+            /* The kernel checks the mode itself, and asks for the
+             * attributes at every open: the size is the text's. */
+            (r = fsconfig_str(fs, "default_permissions", NULL)) < 0)
                 return r;
         if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
                 return negative_errno();

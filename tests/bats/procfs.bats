@@ -115,6 +115,49 @@ assert 0.25 <= b - a <= 1.0, (a, b)
 '
 }
 
+@test "sendfile and splice (busybox cat) read the same text as read(), and stat's size is its length" {
+        command -v busybox >/dev/null || skip "busybox is not installed (busybox-static)"
+        # shellcheck disable=SC2016 # expanded by that sh
+        run -0 tns run --boottime 1000 -- sh -c '
+                for f in /proc/uptime /proc/stat; do
+                        a=$(busybox cat "$f" | wc -c)
+                        b=$(cat "$f" | wc -c)
+                        s=$(stat -c %s "$f")
+                        echo "$f $a $b $s"
+                done'
+        local f a b s
+        while read -r f a b s; do
+                ((a > 10 && b > 10)) || fail "$f: busybox cat read $a bytes, cat $b"
+                ((a - b <= 2 && b - a <= 2)) || fail "$f: busybox cat read $a bytes, cat $b"
+                ((s > 0)) || fail "$f: stat says size $s"
+        done <<<"$output"
+        # The same by name: sendfile(2) and splice(2) against read(2).
+        run -0 tns run --boottime 1000 -- python3 -c '
+import os
+for f in ("/proc/uptime", "/proc/stat"):
+    fd = os.open(f, os.O_RDONLY)
+    r, w = os.pipe()
+    n = os.sendfile(w, fd, None, 1 << 20)
+    sent = os.read(r, 1 << 20)
+    os.close(fd)
+    fd = os.open(f, os.O_RDONLY)
+    m = os.splice(fd, w, 1 << 16)
+    spliced = os.read(r, 1 << 20)
+    os.close(fd)
+    fd = os.open(f, os.O_RDONLY)
+    text = os.read(fd, 1 << 20)
+    assert n > 10 and m > 10, (f, n, m)
+    assert sent.split()[0] == text.split()[0] == spliced.split()[0] or f == "/proc/uptime", (f, sent[:40], text[:40])
+    assert abs(len(sent) - len(text)) <= 2 and abs(len(spliced) - len(text)) <= 2, (f, len(sent), len(spliced), len(text))
+    print(f, n, m, len(text))
+up = float(open("/proc/uptime").read().split()[0])
+r, w = os.pipe(); fd = os.open("/proc/uptime", os.O_RDONLY); os.sendfile(w, fd, None, 64)
+sent = float(os.read(r, 64).split()[0])
+assert abs(sent - up) < 1, (sent, up)
+'
+        [ "${#lines[@]}" -eq 2 ] || fail "$output"
+}
+
 @test "short reads and reads at an offset give the same text as one read" {
         run -0 tns run --boottime 1000 -- python3 -c '
 import os
