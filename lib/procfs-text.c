@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -103,4 +104,61 @@ ssize_t tns_procfs_stat(const char *host_stat, size_t len, int64_t btime, char *
 
 long tns_sysinfo_uptime(const struct timespec *boottime) {
         return (long) boottime->tv_sec + (boottime->tv_nsec ? 1 : 0);
+}
+
+/* One space-separated field of a mountinfo line into out (size bytes),
+ * its \ooo escapes undone; *p moves past it. false if there is none. */
+static bool mountinfo_field(const char **p, char *out, size_t size) {
+        const char *s = *p;
+        size_t n = 0;
+
+        while (*s == ' ')
+                s++;
+        if (*s == '\0' || *s == '\n')
+                return false;
+        for (; *s && *s != ' ' && *s != '\n'; s++) {
+                char c = *s;
+
+                if (c == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+                    s[3] <= '7') {
+                        c = (char) ((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+                        s += 3;
+                }
+                if (n + 1 >= size)
+                        return false;
+                out[n++] = c;
+        }
+        out[n] = '\0';
+        *p = s;
+        return true;
+}
+
+size_t tns_mountinfo_proc_dirs(const char *mountinfo, char (*ret)[4096], size_t max) {
+        size_t count = 0;
+
+        for (const char *line = mountinfo, *next; line && *line; line = next) {
+                char field[4096], point[4096];
+                const char *p = line;
+                bool shared = false, ok = true, dup = false;
+
+                next = strchr(line, '\n');
+                next = next ? next + 1 : NULL;
+
+                /* id, parent, major:minor, root, mount point */
+                for (int i = 0; i < 5 && ok; i++)
+                        ok = mountinfo_field(&p, i == 4 ? point : field, sizeof(field));
+                if (!ok || !mountinfo_field(&p, field, sizeof(field))) /* options */
+                        continue;
+                while ((ok = mountinfo_field(&p, field, sizeof(field))) && strcmp(field, "-") != 0)
+                        if (strncmp(field, "shared:", 7) == 0)
+                                shared = true;
+                if (!ok || !mountinfo_field(&p, field, sizeof(field)) || strcmp(field, "proc") != 0 || shared)
+                        continue;
+                for (size_t i = 0; i < count; i++)
+                        dup = dup || strcmp(ret[i], point) == 0;
+                if (dup || count >= max)
+                        continue;
+                memcpy(ret[count++], point, strlen(point) + 1);
+        }
+        return count;
 }

@@ -41,3 +41,11 @@ ssize_t tns_procfs_stat(const char *host_stat, size_t len, int64_t btime, char *
 /* sysinfo()'s uptime for a namespace whose CLOCK_BOOTTIME reads *boottime:
  * whole seconds rounded up, as kernel/sys.c do_sysinfo() has it. */
 long tns_sysinfo_uptime(const struct timespec *boottime);
+
+/* The mount points of the proc filesystems in a /proc/PID/mountinfo text
+ * (proc(5)), where the files are to be covered: each into ret[i] (PATH_MAX
+ * bytes, octal escapes undone), at most max, duplicates once. A mount
+ * that is shared (an optional field "shared:N") is left out: a mount over
+ * it would propagate to its peers, the host's /proc among them. Returns
+ * the count; lines that do not parse are skipped. */
+size_t tns_mountinfo_proc_dirs(const char *mountinfo, char (*ret)[4096], size_t max);

@@ -516,17 +516,55 @@ int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir)
         return r;
 }
 
+/* Every proc mount of pid's mount namespace: a container's own at /proc,
+ * or, in an OCI createRuntime hook (before pivot_root), at <rootfs>/proc
+ * beside the /proc it inherited. */
+#define PROCFS_MAX_PROC_MOUNTS 8
+#define PROCFS_MOUNTINFO_MAX (4 * 1024 * 1024)
+
+static int proc_dirs_of(pid_t pid, char (*dirs)[4096], size_t max, size_t *ret) {
+        _cleanup_free_ char *text = NULL;
+        char path[64];
+        size_t size = 65536;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int) pid);
+        for (;;) {
+                free(text);
+                text = malloc(size);
+                if (!text)
+                        return -ENOMEM;
+                n = read_host(path, text, size);
+                if (n != -EFBIG)
+                        break;
+                if (size >= PROCFS_MOUNTINFO_MAX)
+                        return -EFBIG;
+                size *= 4;
+        }
+        if (n < 0)
+                return (int) n;
+        *ret = tns_mountinfo_proc_dirs(text, dirs, max);
+        return 0;
+}
+
 void supervisor_procfs_listener_added(struct listener *l) {
+        char dirs[PROCFS_MAX_PROC_MOUNTS][4096];
+        size_t n = 0;
         int r;
 
         /* Never over the supervisor's own /proc: only where the root
          * process has a mount namespace of its own. */
         if (l->root_pid <= 0 || same_ns(l->root_pid, "mnt"))
                 return;
-        r = supervisor_procfs_mount(l, l->root_pid, "/proc");
+        r = proc_dirs_of(l->root_pid, dirs, PROCFS_MAX_PROC_MOUNTS, &n);
+        if (r >= 0 && n == 0)
+                r = -ENOENT;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = supervisor_procfs_mount(l, l->root_pid, dirs[i]);
         if (r < 0)
                 tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = l->root_pid},
-                             "Failed to cover /proc/uptime and /proc/stat, they show the host's values: %m");
+                             "Failed to cover /proc/uptime and /proc/stat (no private proc mount?), they show "
+                             "the host's values: %m");
 }
 
 void supervisor_procfs_free(struct listener *l) {

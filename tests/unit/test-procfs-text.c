@@ -102,3 +102,25 @@ TEST(sysinfo_uptime) {
         EXPECT_EQ(tns_sysinfo_uptime(&TS(100, 1)), 101);
         EXPECT_EQ(tns_sysinfo_uptime(&TS(0, 999999999)), 1);
 }
+
+TEST(mountinfo_proc_dirs) {
+        char dirs[4][4096];
+        const char *mi =
+                "21 1 0:20 / /proc rw,nosuid shared:12 - proc proc rw\n"
+                "30 29 0:20 / /run/c/rootfs/proc rw,nosuid master:12 - proc proc rw\n"
+                "31 29 0:5 / /run/c/rootfs/dev rw - tmpfs tmpfs rw\n"
+                "32 29 0:21 / /run/c/root\\040fs/proc rw - proc proc rw\n"
+                "33 29 0:21 / /run/c/rootfs/proc rw - proc proc rw\n"
+                "garbage\n"
+                "34 29 0:22 / /x rw - proc\n"
+                "35 29 0:22 / /y rw shared:3 master:2\n"
+                "36 29 0:23 / /z rw - proc proc rw";
+
+        EXPECT_EQ(tns_mountinfo_proc_dirs(mi, dirs, 4), 4U);
+        EXPECT_STREQ(dirs[0], "/run/c/rootfs/proc"); /* the shared /proc is left out */
+        EXPECT_STREQ(dirs[1], "/run/c/root fs/proc");
+        EXPECT_STREQ(dirs[2], "/x");
+        EXPECT_STREQ(dirs[3], "/z");
+        EXPECT_EQ(tns_mountinfo_proc_dirs(mi, dirs, 1), 1U);
+        EXPECT_EQ(tns_mountinfo_proc_dirs("", dirs, 4), 0U);
+}
