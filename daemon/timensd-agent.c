@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <fcntl.h>
+#include <systemd/sd-daemon.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -293,7 +295,17 @@ int agent_listen(struct manager *m, const char *path) {
         m->agent_path = strdup(path);
         if (!m->agent_path)
                 return -ENOMEM;
-        fd = server_bind(m, path);
+        /* timensd-agent.socket's (FileDescriptorName=agent), or ours. */
+        fd = fdstore_take(m, "agent");
+        if (fd >= 0 && (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0)) {
+                safe_close(fd);
+                return tns_log_errno(&m->log, LOG_ERR, EINVAL,
+                                     "The fd named 'agent' from systemd is not a listening Unix stream socket");
+        }
+        if (fd < 0) {
+                fd = server_bind(m, path);
+                m->agent_owned = fd >= 0;
+        }
         if (fd == -EADDRINUSE)
                 return tns_log_errno(&m->log, LOG_ERR, fd, "Another timensd answers on %s already", path);
         if (fd < 0)
@@ -310,7 +322,7 @@ void agent_done(struct manager *m) {
         while (m->agent_conns)
                 agent_conn_free(m->agent_conns);
         m->agent_src = sd_event_source_disable_unref(m->agent_src);
-        if (m->agent_fd >= 0 && m->agent_path)
+        if (m->agent_fd >= 0 && m->agent_path && m->agent_owned)
                 (void) unlink(m->agent_path);
         m->agent_fd = safe_close(m->agent_fd);
         free(m->agent_path);

@@ -177,6 +177,16 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+/* SIGUSR2: a new image (an upgrade) takes over every fd; we go. */
+static int on_handoff(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        struct manager *m = userdata;
+
+        if (fdstore_handoff(m) < 0)
+                return 0;
+        /* Nothing torn down: the sockets and fds are the new image's now. */
+        _exit(EXIT_SUCCESS);
+}
+
 static int add_signals(sd_event *e, struct manager *m) {
         static const struct {
                 int sig;
@@ -186,6 +196,7 @@ static int add_signals(sd_event *e, struct manager *m) {
                 {SIGTERM, "timensd-sigterm", on_terminate},
                 {SIGINT, "timensd-sigint", on_terminate},
                 {SIGHUP, "timensd-sighup", on_reload},
+                {SIGUSR2, "timensd-sigusr2", on_handoff},
         };
         sd_event_source *src;
         int r;
@@ -247,6 +258,9 @@ static int setup(struct manager *m, const struct args *a) {
                         return -ENOMEM;
                 manager_reload(m);
         }
+        r = fdstore_collect(m);
+        if (r < 0)
+                return r;
         r = add_signals(m->event, m);
         if (r < 0)
                 return tns_log_errno(&m->log, LOG_ERR, r, "Failed to watch signals: %m");
@@ -268,7 +282,26 @@ static int setup(struct manager *m, const struct args *a) {
         return 0;
 }
 
-static int run(const struct args *a, struct tns_logger *log) {
+/* For SIGUSR2: our binary as it is on disk then (an upgrade replaced it)
+ * and our arguments, in the foreground (detached already). */
+static int remember_exec(struct manager *m, int argc, char *argv[]) {
+        m->exe = realpath("/proc/self/exe", NULL);
+        if (!m->exe)
+                return -errno;
+        if (strstr(m->exe, " (deleted)"))
+                m->exe[strlen(m->exe) - strlen(" (deleted)")] = '\0';
+        m->argv = calloc((size_t) argc + 2, sizeof(char *));
+        if (!m->argv)
+                return -ENOMEM;
+        for (int i = 0; i < argc; i++)
+                if (!(m->argv[i] = strdup(argv[i])))
+                        return -ENOMEM;
+        if (!(m->argv[argc] = strdup("--foreground")))
+                return -ENOMEM;
+        return 0;
+}
+
+static int run(const struct args *a, struct tns_logger *log, int argc, char *argv[]) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         struct manager *m = NULL;
         struct entrants *entrants = NULL;
@@ -284,12 +317,18 @@ static int run(const struct args *a, struct tns_logger *log) {
                 r = manager_new(e, log, &m);
         if (r < 0)
                 return tns_log_errno(log, LOG_ERR, r, "Failed to set up: %m");
+        if (remember_exec(m, argc, argv) < 0)
+                tns_log(log, LOG_WARNING, "Cannot find our own binary: SIGUSR2 will not hand over");
         r = setup(m, a);
         if (r >= 0) {
                 /* Without it, entrants are not attached: logged, not fatal. */
                 (void) entrants_start(m, a->entrants, &entrants);
+                /* What a predecessor served, before READY=1. */
+                r = fdstore_restore(m);
+        }
+        if (r >= 0) {
                 tns_log(&m->log, LOG_INFO, "Listening on %s", a->socket);
-                (void) sd_notifyf(false, "READY=1\nSTATUS=Listening on %s", a->socket);
+                (void) sd_notifyf(false, "READY=1\nMAINPID=%d", (int) getpid());
                 if (ready >= 0)
                         (void) !write(ready, "", 1);
                 ready = safe_close(ready);
@@ -327,8 +366,9 @@ int main(int argc, char *argv[]) {
          * or child exists. */
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM), sigaddset(&mask, SIGINT), sigaddset(&mask, SIGHUP), sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGUSR2);
         (void) sigprocmask(SIG_BLOCK, &mask, NULL);
         raise_nofile(&log);
-        r = run(&a, &log);
+        r = run(&a, &log, argc, argv);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -32,6 +32,7 @@ int manager_new(sd_event *event, const struct tns_logger *log, struct manager **
         m->log = *log;
         m->listen_fd = -EBADF;
         m->agent_fd = -EBADF;
+        m->state_fd = -EBADF;
         m->max_connections = TIMENSD_DEFAULT_MAX_CONNECTIONS;
         m->idle_timeout_usec = TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC * UINT64_C(1000000);
         m->generation = 1;
@@ -60,6 +61,7 @@ int manager_new(sd_event *event, const struct tns_logger *log, struct manager **
 struct manager *manager_free(struct manager *m) {
         if (!m)
                 return NULL;
+        fdstore_done(m);
         server_done(m);
         agent_done(m);
         /* The registry before the supervisor: it hands the creation
@@ -69,6 +71,11 @@ struct manager *manager_free(struct manager *m) {
         sd_event_unref(m->event);
         free(m->group_name);
         free(m->socket_path);
+        free(m->exe);
+        if (m->argv)
+                for (char **a = m->argv; *a; a++)
+                        free(*a);
+        free(m->argv);
         free(m);
         return NULL;
 }

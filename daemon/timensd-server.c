@@ -515,17 +515,24 @@ int server_bind(struct manager *m, const char *path) {
         return TAKE_FD(fd);
 }
 
-/* timensd.socket hands us the socket already bound (socket activation). */
-static int activated_socket(void) {
-        int n = sd_listen_fds(1);
+/* timensd.socket hands us the socket already bound (socket activation),
+ * named "control" (FileDescriptorName=), or a predecessor handed it over. */
+static int activated_socket(struct manager *m) {
+        int fd = fdstore_take(m, "control");
 
-        if (n <= 0)
-                return -ENOENT;
-        if (n > 1 || sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <= 0)
+        if (fd == -ENOENT)
+                fd = fdstore_take(m, "timensd.socket"); /* a unit without FileDescriptorName= */
+        if (fd < 0)
+                return fd;
+        if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
+                safe_close(fd);
                 return -EINVAL;
-        if (fcntl(SD_LISTEN_FDS_START, F_SETFL, O_NONBLOCK) < 0)
+        }
+        if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+                safe_close(fd);
                 return negative_errno();
-        return SD_LISTEN_FDS_START;
+        }
+        return fd;
 }
 
 int server_listen(struct manager *m, const char *path) {
@@ -534,10 +541,10 @@ int server_listen(struct manager *m, const char *path) {
         m->socket_path = strdup(path);
         if (!m->socket_path)
                 return -ENOMEM;
-        fd = activated_socket();
+        fd = activated_socket(m);
         if (fd == -EINVAL)
                 return tns_log_errno(&m->log, LOG_ERR, EINVAL,
-                                     "Expected one listening Unix stream socket from systemd");
+                                     "The fd named 'control' from systemd is not a listening Unix stream socket");
         if (fd < 0) {
                 fd = server_bind(m, path);
                 m->socket_owned = fd >= 0;

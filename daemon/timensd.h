@@ -80,6 +80,20 @@ struct manager {
         struct agent_conn *agent_conns;
         unsigned n_agent_conns;
 
+        bool agent_owned; /* we bound it, so we unlink it at exit */
+
+        /* Restarts (timensd-fdstore.c): fds handed to us in LISTEN_FDS,
+         * the state memfd, and how to start our successor. */
+        struct tns_named_fd *passed;
+        char **passed_names;
+        size_t n_passed;
+        int state_fd;
+        uint64_t state_off, state_len, state_seq;
+        bool fdstore_notify; /* NOTIFY_SOCKET is set: systemd keeps our fds */
+        bool fdstore_warned;
+        char *exe; /* our binary, for SIGUSR2 */
+        char **argv;
+
         /* Bumped when a peer's access may have changed (adopt, SIGHUP). */
         uint64_t generation;
         struct tns_server_stats stats;
@@ -131,6 +145,19 @@ enum entrants_mode {
 };
 int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants **ret);
 struct entrants *entrants_free(struct entrants *e);
+
+/* timensd-fdstore.c: restarts. collect takes LISTEN_FDS (with names);
+ * take hands one of them out by name; restore rebuilds the supervisor
+ * from the state record among them and from then on keeps the store in
+ * step with every change; save writes the record now; handoff (SIGUSR2)
+ * starts a new image with every fd and returns 0 once it runs (the caller
+ * then exits), or an error (logged) and we serve on. */
+int fdstore_collect(struct manager *m);
+int fdstore_take(struct manager *m, const char *name);
+int fdstore_restore(struct manager *m);
+int fdstore_save(struct manager *m);
+int fdstore_handoff(struct manager *m);
+void fdstore_done(struct manager *m);
 
 /* timensd-server.c */
 int server_listen(struct manager *m, const char *path);

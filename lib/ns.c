@@ -130,6 +130,68 @@ int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64
         return 0;
 }
 
+static bool image_matches(int fd, size_t size, const struct tns_image *image) {
+        _cleanup_free_ char *buf = NULL;
+
+        if (!image || size != TNS_MEMFD_IMAGE + image->size || !(buf = malloc(image->size)))
+                return false;
+        return pread(fd, buf, image->size, TNS_MEMFD_IMAGE) == (ssize_t) image->size &&
+               memcmp(buf, image->data, image->size) == 0;
+}
+
+int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, const struct tns_image *image,
+                 struct tns_ns **ret) {
+        _cleanup_close_ int owned = fd;
+        _cleanup_free_ struct tns_ns *ns = NULL;
+        struct tns_offsets_page *p;
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode) || (size_t) st.st_size < TNS_MEMFD_IMAGE || st.st_size % TNS_PAGE_SIZE != 0)
+                return -EBADMSG;
+        ns = calloc(1, sizeof(*ns));
+        if (!ns)
+                return -ENOMEM;
+        p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, TNS_MEMFD_OFFSETS_PAGE);
+        if (p == MAP_FAILED)
+                return negative_errno();
+        if (p->magic != TNS_PAGE_MAGIC || p->version != TNS_PAGE_VERSION || p->ns_id != id) {
+                munmap(p, TNS_PAGE_SIZE);
+                return -EBADMSG;
+        }
+        if (name && !(ns->name = strdup(name))) {
+                munmap(p, TNS_PAGE_SIZE);
+                return -ENOMEM;
+        }
+        ns->id = id;
+        ns->n_refs = 1;
+        ns->page_ro_fd = -EBADF;
+        ns->page = p;
+        ns->page_ino = st.st_ino;
+        ns->memfd_size = (size_t) st.st_size;
+        ns->image_stale = ns->memfd_size > TNS_MEMFD_IMAGE && !image_matches(fd, ns->memfd_size, image);
+        ns->page_fd = TAKE_FD(owned);
+        /* The page is the truth: deltas are what make its offsets again. */
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                int64_t parent_eff = parent ? tns_ns_offset(parent, c) : 0;
+
+                if (__builtin_sub_overflow(tns_page_offset(p, c), parent_eff, &ns->delta[c]))
+                        ns->delta[c] = 0;
+        }
+        if (parent) {
+                ns->parent = tns_ns_ref(parent);
+                ns->next_sibling = parent->first_child;
+                parent->first_child = ns;
+        }
+        *ret = TAKE_PTR(ns);
+        return 0;
+}
+
+bool tns_ns_has_image(const struct tns_ns *ns) {
+        return ns->memfd_size > TNS_MEMFD_IMAGE && !ns->image_stale;
+}
+
 struct tns_ns *tns_ns_ref(struct tns_ns *ns) {
         ns->n_refs++;
         return ns;
@@ -146,6 +208,8 @@ static void unlink_from_parent(struct tns_ns *ns) {
 bool tns_ns_unref(struct tns_ns *ns) {
         if (!ns || --ns->n_refs > 0)
                 return false;
+        if (ns->on_free)
+                ns->on_free(ns, ns->on_free_userdata);
         if (ns->pprev) {
                 *ns->pprev = ns->next;
                 if (ns->next)

@@ -50,6 +50,14 @@ struct tns_ns {
          * registry's record of it (supervisor-registry.c; NULL if none). */
         uint64_t n_calls, n_failures;
         struct tns_ns_record *record;
+        /* Adopted from a previous supervisor with an image other than
+         * ours (an upgrade): its members keep theirs, new programs get
+         * none (the syscall path) — the image's code is never rewritten
+         * under a running program. */
+        bool image_stale;
+        /* Called as it is freed (the supervisor's hook, supervisor.c). */
+        void (*on_free)(struct tns_ns *ns, void *userdata);
+        void *on_free_userdata;
         /* Supervisor-owned list of all namespaces. */
         struct tns_ns *next, **pprev;
 };
@@ -59,6 +67,14 @@ struct tns_ns {
  * vDSO for this namespace's members). */
 int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64_t offsets[TNS_CLASS_MAX],
                const struct tns_image *image, struct tns_ns **ret);
+/* The same from the memfd of a namespace an earlier supervisor made
+ * (taken, also on failure): the offsets come from its offsets page, which
+ * every member maps, and stay the same. -EBADMSG if fd is not such a
+ * memfd of namespace id. */
+int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, const struct tns_image *image,
+                 struct tns_ns **ret);
+/* Whether its members get our vDSO image at exec. */
+bool tns_ns_has_image(const struct tns_ns *ns);
 struct tns_ns *tns_ns_ref(struct tns_ns *ns);
 /* Drops a reference; returns true if that freed the namespace. */
 bool tns_ns_unref(struct tns_ns *ns);

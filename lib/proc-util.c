@@ -127,3 +127,26 @@ int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uin
         }
         return -ENOENT;
 }
+
+int tns_proc_start_time(pid_t pid, uint64_t *ret) {
+        char path[64], buf[1024];
+        const char *p;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        r = read_file(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        /* The command name may hold spaces and parentheses: fields are
+         * counted after its last ')'. Field 3 (state) comes first. */
+        p = strrchr(buf, ')');
+        if (!p)
+                return -EBADMSG;
+        p++;
+        for (int field = 3; field < 22; field++) {
+                p = strchr(p + 1, ' ');
+                if (!p)
+                        return -EBADMSG;
+        }
+        return sscanf(p, " %" SCNu64, ret) == 1 ? 0 : -EBADMSG;
+}

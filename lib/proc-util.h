@@ -30,3 +30,7 @@ int tns_proc_has_mapping(pid_t pid, const char *needle);
  * offset `offset` in /proc/PID/maps: 0, -ENOENT if none, or -errno.
  * ret_ino may be NULL. */
 int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino);
+
+/* The start time of a process (field 22 of /proc/PID/stat, clock ticks
+ * since boot): with its pid, it names the process for good. */
+int tns_proc_start_time(pid_t pid, uint64_t *ret);

@@ -444,7 +444,7 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* e.g. a debugger holds it */
         /* A namespace without our image (TNS_NS_NO_VDSO) hands no memfd. */
-        t->target_fd = ns->memfd_size > TNS_MEMFD_IMAGE ? add_memfd(l, req, ns) : INT_MAX;
+        t->target_fd = tns_ns_has_image(ns) ? add_memfd(l, req, ns) : INT_MAX;
         if (t->target_fd < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
                 r = t->target_fd < 0 ? t->target_fd : negative_errno();
                 (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);

@@ -25,6 +25,7 @@ struct member {
 
 struct listener {
         struct tns_supervisor *s;
+        uint64_t serial; /* names its fd ("l.SERIAL", lib/state.h) */
         int fd;
         pid_t root_pid;
         sd_event_source *src;
@@ -126,7 +127,33 @@ struct tns_supervisor {
         tns_supervisor_idle_fn idle_fn;
         void *idle_userdata;
         struct tns_filter *attach_filter; /* supervisor-attach.c, built at the first attach */
+        uint64_t next_serial; /* of listeners and /proc connections */
+        tns_supervisor_change_fn change_fn;
+        void *change_userdata;
+        bool restoring; /* supervisor-state.c: changes are not reported */
 };
+
+/* supervisor-state.c: reports a change to the daemon (the change
+ * callback): an fd to keep (fd >= 0) or one gone (fd < 0), or with name
+ * NULL a change of the state record only. */
+void supervisor_changed(struct tns_supervisor *s, const char *fd_name, int fd);
+/* A listener as add_listener makes it, with no /proc cover mounted and
+ * no serial reported (restore). */
+int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid, uint64_t serial,
+                            struct listener **ret);
+int supervisor_member_restore(struct listener *l, pid_t tgid, struct tns_ns *ns);
+/* supervisor-procfs.c: serves an adopted FUSE fd (taken) of file index
+ * `file` for l; visits l's connections (their names' parts and fds). */
+int supervisor_procfs_adopt(struct listener *l, unsigned file, uint64_t serial, int fd);
+void supervisor_procfs_foreach(struct listener *l, void (*fn)(unsigned file, uint64_t serial, int fd, void *userdata),
+                               void *userdata);
+/* supervisor-registry.c: the record's part of a namespace's state, and a
+ * record made again from it (owning the creation reference). */
+struct tns_state_ns;
+void supervisor_registry_save(struct tns_ns *ns, struct tns_state_ns *ret);
+int supervisor_registry_restore(struct tns_registry *r, struct tns_ns *ns, const struct tns_state_ns *st);
+void supervisor_registry_adopted(struct tns_registry *r, struct tns_ns *ns, pid_t pid);
+struct tns_supervisor *supervisor_registry_owner(struct tns_registry *r);
 
 /* Adds a namespace to the supervisor's list (which holds no reference: a
  * namespace unlinks itself when its last reference goes). */

@@ -24,6 +24,7 @@
  * waiting, not failing, and the new daemon answers them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/fuse.h>
 #include <linux/mount.h>
@@ -68,6 +69,7 @@ struct procfs_snapshot {
 struct procfs_conn {
         struct listener *l;
         enum procfs_file file;
+        uint64_t serial; /* names its fd, with l's ("p.L.FILE.N", lib/state.h) */
         int fd;
         sd_event_source *src;
         struct procfs_snapshot snap[PROCFS_SNAPSHOTS];
@@ -337,7 +339,15 @@ static int fuse_dispatch(struct procfs_conn *c, const struct fuse_in_header *h, 
         }
 }
 
+static void conn_name(const struct procfs_conn *c, char *buf, size_t size) {
+        snprintf(buf, size, "p.%" PRIu64 ".%u.%" PRIu64, c->l->serial, (unsigned) c->file, c->serial);
+}
+
 static void conn_free(struct procfs_conn *c) {
+        char name[80];
+
+        conn_name(c, name, sizeof(name));
+        supervisor_changed(c->l->s, name, -EBADF);
         for (unsigned i = 0; i < PROCFS_SNAPSHOTS; i++)
                 free(c->snap[i].text);
         sd_event_source_disable_unref(c->src);
@@ -449,23 +459,39 @@ static _Noreturn void helper(pid_t pid, int pidfd, const char *proc_dir, int soc
         _exit(0);
 }
 
-static int conn_add(struct listener *l, enum procfs_file file, int fd) {
+static int conn_add(struct listener *l, enum procfs_file file, uint64_t serial, int fd) {
         _cleanup_close_ int owned = fd;
         _cleanup_free_ struct procfs_conn *c = calloc(1, sizeof(*c));
+        char name[80];
         int r;
 
         if (!c)
                 return -ENOMEM;
+        if (file >= _PROCFS_MAX)
+                return -EINVAL;
         r = sd_event_add_io(l->s->event, &c->src, fd, EPOLLIN, on_fuse, c);
         if (r < 0)
                 return r;
         (void) sd_event_source_set_description(c->src, "timens-procfs");
         c->l = l;
         c->file = file;
+        c->serial = serial;
         c->fd = TAKE_FD(owned);
         c->next = l->procfs;
+        conn_name(c, name, sizeof(name));
+        supervisor_changed(l->s, name, c->fd);
         l->procfs = TAKE_PTR(c);
         return 0;
+}
+
+int supervisor_procfs_adopt(struct listener *l, unsigned file, uint64_t serial, int fd) {
+        return conn_add(l, (enum procfs_file) file, serial, fd);
+}
+
+void supervisor_procfs_foreach(struct listener *l, void (*fn)(unsigned file, uint64_t serial, int fd, void *userdata),
+                               void *userdata) {
+        for (struct procfs_conn *c = l->procfs; c; c = c->next)
+                fn((unsigned) c->file, c->serial, c->fd, userdata);
 }
 
 static int wait_helper(pid_t pid) {
@@ -508,7 +534,7 @@ int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir)
                 n++;
         close(socks[0]);
         for (int f = 0; f < n; f++) {
-                int k = conn_add(l, f, fds[f]);
+                int k = conn_add(l, f, l->s->next_serial++, fds[f]);
 
                 if (k < 0 && r >= 0)
                         r = k;

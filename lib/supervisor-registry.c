@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "proc-util.h"
+#include "state.h"
 #include "supervisor-internal.h"
 #include "supervisor-registry.h"
 #include "time-util.h"
@@ -92,6 +93,14 @@ void tns_registry_set_adopted_callback(struct tns_registry *r, tns_registry_adop
 static void adopted(struct tns_registry *r, struct tns_ns *ns, pid_t pid) {
         if (r->adopted_fn && pid > 0)
                 r->adopted_fn(r, ns, pid, r->adopted_userdata);
+}
+
+struct tns_supervisor *supervisor_registry_owner(struct tns_registry *r) {
+        return r->s;
+}
+
+void supervisor_registry_adopted(struct tns_registry *r, struct tns_ns *ns, pid_t pid) {
+        adopted(r, ns, pid);
 }
 
 bool tns_ns_name_valid(const char *name) {
@@ -352,7 +361,41 @@ int tns_registry_create(struct tns_registry *r, const char *name, const int64_t 
         rec->pprev = &r->records;
         r->records = rec;
         ns->record = TAKE_PTR(rec);
+        supervisor_changed(r->s, NULL, -EBADF);
         *ret = ns;
+        return 0;
+}
+
+void supervisor_registry_save(struct tns_ns *ns, struct tns_state_ns *ret) {
+        struct tns_ns_record *rec = ns->record;
+
+        ret->held = rec != NULL;
+        if (!rec)
+                return;
+        ret->origin = (int) rec->origin;
+        ret->grant = (int) rec->grant;
+        ret->created_realtime_ns = rec->created_realtime_ns;
+        ret->sets = rec->sets;
+}
+
+int supervisor_registry_restore(struct tns_registry *r, struct tns_ns *ns, const struct tns_state_ns *st) {
+        struct tns_ns_record *rec;
+
+        if (st->origin < 0 || st->origin >= _TNS_ORIGIN_MAX || st->grant < 0 || st->grant >= _TNS_GRANT_MAX)
+                return -EBADMSG;
+        if (ns->name && tns_registry_find(r, ns->name))
+                return -EEXIST;
+        rec = calloc(1, sizeof(*rec));
+        if (!rec)
+                return -ENOMEM;
+        *rec = (struct tns_ns_record){.r = r, .ns = ns, .origin = st->origin, .grant = st->grant,
+                                      .created_realtime_ns = st->created_realtime_ns, .sets = st->sets};
+        rec->next = r->records;
+        if (rec->next)
+                rec->next->pprev = &rec->next;
+        rec->pprev = &r->records;
+        r->records = rec;
+        ns->record = rec;
         return 0;
 }
 
@@ -367,6 +410,7 @@ static void record_drop(struct tns_ns_record *rec) {
                 rec->next->pprev = rec->pprev;
         ns->record = NULL;
         free(rec);
+        supervisor_changed(r->s, NULL, -EBADF);
         if (r->gone_fn)
                 r->gone_fn(r, ns->id, ns->name, r->gone_userdata);
         tns_ns_unref(ns);
@@ -442,8 +486,10 @@ int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned
                 *ret_class = bad;
                 return k;
         }
-        if (ns->record)
+        if (ns->record) {
                 ns->record->sets++;
+                supervisor_changed(r->s, NULL, -EBADF);
+        }
         supervisor_wait_offsets_changed(r->s); /* absolute waits in flight */
         return 0;
 }

@@ -148,3 +148,29 @@ int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_cl
  * if this host's clocks cannot give those values. */
 int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *state, const char *name,
                         enum tns_grant grant, struct tns_ns **ret, enum tns_clock_class *ret_class);
+
+/* Restarts (lib/state.h): the state record of the supervisor and its
+ * registry now. */
+struct tns_state;
+int tns_registry_save_state(struct tns_registry *r, struct tns_state *ret);
+
+/* One fd handed back to a restarted daemon, by name; restore sets fd to
+ * -EBADF for each it takes. */
+struct tns_named_fd {
+        const char *name;
+        int fd;
+};
+
+struct tns_restore_report {
+        unsigned namespaces, listeners, members, procfs;
+        unsigned dropped; /* entries of the record whose fd or process was gone */
+};
+
+/* Serves again what the record and the fds describe (the supervisor must
+ * have nothing yet): namespaces from their memfds (offsets as their pages
+ * have them), listeners (with what queued on them while no one served
+ * them), members still alive, /proc connections; then the adopted
+ * callback for each listener. Entries whose fd or process is gone are
+ * skipped and counted. */
+int tns_registry_restore_state(struct tns_registry *r, const struct tns_state *st, struct tns_named_fd *fds, size_t n,
+                               struct tns_restore_report *ret);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/audit.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -102,6 +103,7 @@ static void member_free(struct member *m) {
         safe_close(m->pidfd);
         tns_ns_unref(m->ns);
         free(m);
+        supervisor_changed(l->s, NULL, -EBADF);
 }
 
 static int on_member_exit(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
@@ -135,7 +137,12 @@ static int member_add(struct listener *l, pid_t tgid, struct tns_ns *ns) {
         m->next = l->members;
         l->members = TAKE_PTR(m);
         l->n_members++;
+        supervisor_changed(l->s, NULL, -EBADF);
         return 0;
+}
+
+int supervisor_member_restore(struct listener *l, pid_t tgid, struct tns_ns *ns) {
+        return member_add(l, tgid, ns);
 }
 
 /* A process with our vDSO maps its namespace's offsets page: the mapping
@@ -185,12 +192,25 @@ struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
 }
 
 /* The list holds no reference: a namespace unlinks itself when freed. */
+static void ns_freed(struct tns_ns *ns, void *userdata) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
+        supervisor_changed(userdata, name, -EBADF);
+}
+
 void supervisor_link_ns(struct tns_supervisor *s, struct tns_ns *ns) {
+        char name[32];
+
         ns->next = s->namespaces;
         if (ns->next)
                 ns->next->pprev = &ns->next;
         ns->pprev = &s->namespaces;
         s->namespaces = ns;
+        ns->on_free = ns_freed;
+        ns->on_free_userdata = s;
+        snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
+        supervisor_changed(s, name, ns->page_fd);
 }
 
 unsigned supervisor_count_namespaces(const struct tns_supervisor *s) {
@@ -243,6 +263,7 @@ static int do_unshare(struct listener *l, const struct seccomp_notif *req, struc
         if (m) {
                 tns_ns_unref(m->ns);
                 m->ns = ns; /* takes the creation reference */
+                supervisor_changed(s, NULL, -EBADF);
         } else {
                 r = member_add(l, st.tgid, ns);
                 tns_ns_unref(ns);
@@ -273,6 +294,7 @@ static int apply_effects(struct listener *l, const struct seccomp_notif *req, st
         if (res->set_tz) {
                 ns->tz_set = true;
                 ns->tz = res->new_tz;
+                supervisor_changed(l->s, NULL, -EBADF);
         }
         if (res->unshare)
                 return do_unshare(l, req, ns);
@@ -367,7 +389,10 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
 
 static void listener_free(struct listener *l) {
         struct tns_supervisor *s = l->s;
+        char name[32];
 
+        snprintf(name, sizeof(name), "l.%" PRIu64, l->serial);
+        supervisor_changed(s, name, -EBADF);
         while (l->members)
                 member_free(l->members);
         supervisor_procfs_free(l); /* hook: supervisor-procfs.c */
@@ -561,7 +586,8 @@ int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const i
         return tns_supervisor_create_ns_flags(s, name, offsets, 0, ret);
 }
 
-int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid) {
+int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid, uint64_t serial,
+                            struct listener **ret) {
         _cleanup_close_ int owned = fd;
         _cleanup_free_ struct listener *l = NULL;
         int r;
@@ -578,14 +604,29 @@ int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int
                 return r;
         (void) sd_event_source_set_description(l->src, "timens-listener");
         l->s = s;
+        l->serial = serial;
         l->fd = TAKE_FD(owned);
         l->root_pid = root_pid;
         l->ns = tns_ns_ref(ns);
         l->next = s->listeners;
         s->listeners = l;
         s->stats.listeners++;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid) {
+        struct listener *l;
+        char name[32];
+        int r;
+
+        r = supervisor_listener_new(s, ns, fd, root_pid, s->next_serial++, &l);
+        if (r < 0)
+                return r;
+        snprintf(name, sizeof(name), "l.%" PRIu64, l->serial);
+        supervisor_changed(s, name, l->fd);
         /* Before any call is served: the root may be held at its exec. */
-        supervisor_procfs_listener_added(TAKE_PTR(l)); /* hook: supervisor-procfs.c */
+        supervisor_procfs_listener_added(l); /* hook: supervisor-procfs.c */
         return 0;
 }
 

@@ -108,6 +108,19 @@ int tns_supervisor_mount_proc(struct tns_supervisor *s, pid_t root_pid, const ch
  * off (ENOTCONN) — the connection lives while any of its fds does. */
 int tns_supervisor_procfs_fds(struct tns_supervisor *s, pid_t root_pid, int *fds, size_t n);
 
+/* Restarts (lib/state.h). A daemon that must survive its own restart
+ * keeps copies of some fds (systemd's fd store) and a state record; the
+ * callback tells it, at every change, which fd to keep (fd >= 0, named
+ * fd_name) or drop (fd < 0), or (fd_name NULL) that the record changed:
+ * it then saves the record at once, before any fd it names is kept. */
+typedef void (*tns_supervisor_change_fn)(struct tns_supervisor *s, const char *fd_name, int fd, void *userdata);
+void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor_change_fn fn, void *userdata);
+
+/* Every fd the record names, as the change callback reported them: fn is
+ * called for each (name, fd). */
+typedef void (*tns_supervisor_fd_fn)(const char *name, int fd, void *userdata);
+void tns_supervisor_foreach_fd(struct tns_supervisor *s, tns_supervisor_fd_fn fn, void *userdata);
+
 /* Called when the last listener has hung up: every process that carried a
  * filter is gone. */
 void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_idle_fn fn, void *userdata);

@@ -51,3 +51,20 @@ TEST(children_of_self) {
         close(fds[1]);
         EXPECT_EQ(tns_proc_for_each_child(0x3fffffff, count, &n), -ESRCH);
 }
+
+TEST(start_time_of_self) {
+        uint64_t t, ticks;
+        FILE *f = fopen("/proc/self/stat", "re");
+        char buf[1024], *p;
+
+        ASSERT_TRUE(f != NULL);
+        ASSERT_TRUE(fgets(buf, sizeof(buf), f) != NULL);
+        fclose(f);
+        p = strrchr(buf, ')');
+        for (int i = 0; i < 20; i++)
+                p = strchr(p + 1, ' ');
+        ticks = strtoull(p + 1, NULL, 10);
+        ASSERT_EQ(tns_proc_start_time(getpid(), &t), 0);
+        EXPECT_EQ(t, ticks);
+        EXPECT_EQ(tns_proc_start_time(1 << 30, &t), -ESRCH);
+}
