@@ -60,10 +60,11 @@ static void store_fd(struct manager *m, const char *name, int fd) {
         r = sd_pid_notify_with_fds(0, false, msg, &fd, 1);
         if (r <= 0 && !m->fdstore_warned) {
                 m->fdstore_warned = true;
-                tns_log_errno(&m->log, LOG_WARNING, r < 0 ? r : EOPNOTSUPP,
-                              "Failed to keep %s in the service manager's fd store (FileDescriptorStoreMax=?): a restart "
-                              "of timensd will cut off the processes it serves: %m",
-                              name);
+                tns_log_errno(
+                        &m->log, LOG_WARNING, r < 0 ? r : EOPNOTSUPP,
+                        "Failed to keep %s in the service manager's fd store (FileDescriptorStoreMax=?): a restart "
+                        "of timensd will cut off the processes it serves: %m",
+                        name);
         }
 }
 
@@ -181,8 +182,8 @@ static int read_state(int fd, char **ret, size_t *ret_len) {
         struct state_header h;
         _cleanup_free_ char *text = NULL;
 
-        if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || memcmp(h.magic, STATE_MAGIC, 8) != 0 ||
-            h.off < STATE_DATA || h.len > TNS_STATE_MAX_TEXT)
+        if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || memcmp(h.magic, STATE_MAGIC, 8) != 0 || h.off < STATE_DATA ||
+            h.len > TNS_STATE_MAX_TEXT)
                 return -EBADMSG;
         text = malloc(h.len + 1);
         if (!text)

@@ -222,8 +222,8 @@ static int parse_listener(json_object *o, struct tns_state *st) {
         int64_t pid;
         uint64_t serial;
 
-        if (!json_object_is_type(o, json_type_object) || !get_u64(o, "serial", &serial) ||
-            listener_known(st, serial) || !(l = tns_state_add_listener(st)))
+        if (!json_object_is_type(o, json_type_object) || !get_u64(o, "serial", &serial) || listener_known(st, serial) ||
+            !(l = tns_state_add_listener(st)))
                 return -EBADMSG;
         l->serial = serial;
         if (!get_u64(o, "ns", &l->ns) || !find_ns(st, l->ns) || !get_i64(o, "root_pid", 0, INT32_MAX, &pid))

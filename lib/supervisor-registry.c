@@ -388,8 +388,12 @@ int supervisor_registry_restore(struct tns_registry *r, struct tns_ns *ns, const
         rec = calloc(1, sizeof(*rec));
         if (!rec)
                 return -ENOMEM;
-        *rec = (struct tns_ns_record){.r = r, .ns = ns, .origin = st->origin, .grant = st->grant,
-                                      .created_realtime_ns = st->created_realtime_ns, .sets = st->sets};
+        *rec = (struct tns_ns_record){.r = r,
+                                      .ns = ns,
+                                      .origin = st->origin,
+                                      .grant = st->grant,
+                                      .created_realtime_ns = st->created_realtime_ns,
+                                      .sets = st->sets};
         rec->next = r->records;
         if (rec->next)
                 rec->next->pprev = &rec->next;

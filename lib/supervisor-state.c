@@ -155,7 +155,8 @@ static void restore_namespaces(struct tns_registry *r, const struct tns_state *s
                 }
                 if (ns->image_stale)
                         tns_log(&s->log, LOG_NOTICE,
-                                "Namespace %" PRIu64 " has another vDSO image (an upgrade): programs started in it from "
+                                "Namespace %" PRIu64
+                                " has another vDSO image (an upgrade): programs started in it from "
                                 "now on read clocks by syscall",
                                 x->id);
                 ns->tz_set = x->tz_set;
@@ -198,8 +199,8 @@ static void restore_listeners(struct tns_supervisor *s, const struct tns_state *
                 for (size_t j = 0; j < n; j++) {
                         uint64_t a, file, conn;
 
-                        if (fds[j].fd < 0 || !fds[j].name ||
-                            tns_state_fd_kind(fds[j].name, &a, &file, &conn) != 'p' || a != x->serial)
+                        if (fds[j].fd < 0 || !fds[j].name || tns_state_fd_kind(fds[j].name, &a, &file, &conn) != 'p' ||
+                            a != x->serial)
                                 continue;
                         k = supervisor_procfs_adopt(l, (unsigned) file, conn, TAKE_FD(fds[j].fd));
                         if (k < 0) {
@@ -222,10 +223,10 @@ static void restore_members(struct tns_supervisor *s, const struct tns_state *st
                 int k;
 
                 /* Gone, or its pid reused while no one watched. */
-                k = !l || !ns                                     ? -ENOENT
+                k = !l || !ns                                  ? -ENOENT
                     : tns_proc_start_time(x->tgid, &start) < 0 ? -ESRCH
-                    : start != x->start_time                     ? -ESRCH
-                                                                 : supervisor_member_restore(l, x->tgid, ns);
+                    : start != x->start_time                   ? -ESRCH
+                                                               : supervisor_member_restore(l, x->tgid, ns);
                 if (k < 0) {
                         rep->dropped++;
                         continue;
