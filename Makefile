@@ -23,6 +23,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 MANDIR ?= $(PREFIX)/share/man
 LIBEXECDIR ?= $(PREFIX)/libexec
 HOOKSDIR ?= /usr/share/containers/oci/hooks.d
+# Where systemd looks for units, tmpfiles.d and sysusers.d files (Debian's).
+UNITDIR ?= /lib/systemd/system
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
+SYSUSERSDIR ?= /usr/lib/sysusers.d
 FUZZ_SECONDS ?= 60
 
 CC ?= gcc
@@ -232,12 +236,19 @@ install: all
 		sed 's|@HOOK@|$(LIBEXECDIR)/timens/timens-oci-hook|' contrib/oci-hook/$$f.json.in | \
 			install -Dm644 /dev/stdin $(DESTDIR)$(HOOKSDIR)/$$f.json || exit 1; \
 	done
+	sed 's|@SBINDIR@|$(SBINDIR)|' systemd/timensd.service.in | install -Dm644 /dev/stdin $(DESTDIR)$(UNITDIR)/timensd.service
+	install -Dm644 systemd/timensd.socket $(DESTDIR)$(UNITDIR)/timensd.socket
+	install -Dm644 systemd/timensd-agent.socket $(DESTDIR)$(UNITDIR)/timensd-agent.socket
+	install -Dm644 systemd/timens.tmpfiles $(DESTDIR)$(TMPFILESDIR)/timens.conf
+	install -Dm644 systemd/timens.sysusers $(DESTDIR)$(SYSUSERSDIR)/timens.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/timensctl $(DESTDIR)$(MANDIR)/man1/timensctl.1
 	rm -f $(DESTDIR)$(SBINDIR)/timensd $(DESTDIR)$(MANDIR)/man8/timensd.8 $(DESTDIR)$(BASHCOMPDIR)/timensctl
 	rm -f $(DESTDIR)$(LIBEXECDIR)/timens/timens-oci-hook $(DESTDIR)$(MANDIR)/man8/timens-oci-hook.8
 	rm -f $(DESTDIR)$(HOOKSDIR)/timens.json $(DESTDIR)$(HOOKSDIR)/timens-poststop.json
+	rm -f $(DESTDIR)$(UNITDIR)/timensd.service $(DESTDIR)$(UNITDIR)/timensd.socket $(DESTDIR)$(UNITDIR)/timensd-agent.socket
+	rm -f $(DESTDIR)$(TMPFILESDIR)/timens.conf $(DESTDIR)$(SYSUSERSDIR)/timens.conf
 
 clean:
 	rm -rf build build-asan build-fuzz

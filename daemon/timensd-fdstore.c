@@ -142,6 +142,37 @@ static void on_change(struct tns_supervisor *s, const char *name, int fd, void *
                 store_fd(m, name, fd);
 }
 
+/* The in-flight slot (lib/supervisor.h): a page of a memfd kept in the
+ * store, mapped shared, so that what we write there outlives us. */
+static int inflight_setup(struct manager *m) {
+        struct tns_inflight *slot;
+        int fd = fdstore_take(m, "inflight");
+        bool fresh = fd < 0;
+
+        if (fresh) {
+                fd = memfd_create("timensd-inflight", MFD_CLOEXEC);
+                if (fd < 0 || ftruncate(fd, 4096) < 0) {
+                        safe_close(fd);
+                        return negative_errno();
+                }
+        }
+        slot = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (slot == MAP_FAILED) {
+                int r = negative_errno();
+
+                safe_close(fd);
+                return r;
+        }
+        if (fresh || slot->magic != TNS_INFLIGHT_MAGIC)
+                *slot = (struct tns_inflight){.magic = TNS_INFLIGHT_MAGIC};
+        m->inflight_fd = fd;
+        m->inflight = slot;
+        if (fresh)
+                store_fd(m, "inflight", fd);
+        tns_supervisor_set_inflight(m->supervisor, slot);
+        return 0;
+}
+
 /* ------------------------------------------------------------- adoption */
 
 int fdstore_collect(struct manager *m) {
@@ -204,6 +235,10 @@ int fdstore_restore(struct manager *m) {
         int fd, r;
 
         tns_supervisor_set_change_callback(m->supervisor, on_change, m);
+        r = inflight_setup(m);
+        if (r < 0)
+                tns_log_errno(&m->log, LOG_WARNING, r,
+                              "Failed to set up the in-flight slot: a call being served when timensd dies will hang: %m");
         fd = fdstore_take(m, "state");
         if (fd >= 0) {
                 struct state_header h;
@@ -221,11 +256,15 @@ int fdstore_restore(struct manager *m) {
                         r = tns_registry_restore_state(m->registry, &st, m->passed, m->n_passed, &rep);
                         if (r < 0)
                                 tns_log_errno(&m->log, LOG_ERR, r, "Failed to restore the state: %m");
-                        else
+                        else {
                                 tns_log(&m->log, LOG_INFO,
                                         "Restored %u namespaces, %u listeners, %u members, %u /proc connections "
                                         "(%u entries gone meanwhile)",
                                         rep.namespaces, rep.listeners, rep.members, rep.procfs, rep.dropped);
+                                if (tns_supervisor_resume_inflight(m->supervisor) > 0)
+                                        tns_log(&m->log, LOG_INFO, "Answered the call that was being served at the "
+                                                                   "predecessor's end");
+                        }
                 }
         }
         /* What nothing took: fds of things gone while no one watched. */
@@ -251,6 +290,11 @@ void fdstore_done(struct manager *m) {
         strv_free_names(m->passed_names);
         m->passed_names = NULL;
         m->state_fd = safe_close(m->state_fd);
+        tns_supervisor_set_inflight(m->supervisor, NULL);
+        if (m->inflight)
+                munmap(m->inflight, 4096);
+        m->inflight = NULL;
+        m->inflight_fd = safe_close(m->inflight_fd);
 }
 
 /* -------------------------------------------------------------- hand-off */
@@ -335,6 +379,7 @@ int fdstore_handoff(struct manager *m) {
         add_fd("control", m->listen_fd, f);
         add_fd("agent", m->agent_fd, f);
         add_fd("state", m->state_fd, f);
+        add_fd("inflight", m->inflight_fd, f);
         tns_supervisor_foreach_fd(m->supervisor, add_fd, f);
         if (f->overflow)
                 r = -E2BIG;

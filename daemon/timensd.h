@@ -88,6 +88,8 @@ struct manager {
         char **passed_names;
         size_t n_passed;
         int state_fd;
+        int inflight_fd;
+        struct tns_inflight *inflight;
         uint64_t state_off, state_len, state_seq;
         bool fdstore_notify; /* NOTIFY_SOCKET is set: systemd keeps our fds */
         bool fdstore_warned;

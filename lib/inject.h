@@ -30,5 +30,14 @@ int tns_auxv_find_sysinfo(const uint64_t *words, size_t n, size_t *ret_offset, u
 /* The parameter page for a process whose kernel vDSO is at kernel_base. */
 void tns_vdso_params_fill(const struct tns_vdso_host *h, uint64_t kernel_base, struct tns_vdso_params *ret);
 
-/* The injected code (inject-blob.c). */
+/* The injected code (inject-blob.c): the blob, run under ptrace up to its
+ * int3, and the tail, run with no tracer (what a new program gets where
+ * its kernel vDSO has room for it: a supervisor killed meanwhile cannot
+ * leave it stopped at a breakpoint no one will handle). */
 extern const unsigned char tns_inject_blob[], tns_inject_blob_end[];
+extern const unsigned char tns_inject_tail[], tns_inject_tail_end[];
+/* The tail's call: sysinfo(NULL, TNS_EXEC_MARKER, base, second mapping,
+ * address of the AT_SYSINFO_EHDR value, kernel vDSO base). */
+#define TNS_EXEC_MARKER UINT64_C(0x544e5345584543) /* "TNSEXEC" */
+/* Room the tail needs at the end of the kernel vDSO. */
+#define TNS_INJECT_TAIL_MAX 160

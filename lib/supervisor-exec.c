@@ -172,6 +172,74 @@ static int close_fd_32(struct exec_trace *t, const struct user_regs_struct *save
         return r < 0 ? r : -EPROTOTYPE;
 }
 
+static int kernel_vdso_of(pid_t pid, uint64_t *ret);
+
+/* The tail's way (inject.h): the tail written into the padding of the
+ * kernel vDSO, the registers pointed at it, and the program let go at
+ * once; it maps the memfd itself and asks for the rest with its marker
+ * call (supervisor_exec_marker()). One ptrace stop, and nothing left for
+ * a supervisor that dies now to leave half done. */
+static int start_tail(struct exec_trace *t, int mem, const struct user_regs_struct *saved, uint64_t kernel_base,
+                      uint64_t auxv_slot) {
+        // cppcheck-suppress comparePointers
+        size_t n = (size_t) (tns_inject_tail_end - tns_inject_tail);
+        struct user_regs_struct regs = *saved;
+        int r;
+
+        r = mem_write(mem, kernel_base + t->s->vdso->tail, tns_inject_tail, n);
+        if (r < 0)
+                return r;
+        regs.rip = kernel_base + t->s->vdso->tail;
+        regs.r12 = t->ns->memfd_size;
+        regs.r13 = (uint64_t) t->target_fd;
+        regs.r14 = saved->rip;
+        regs.r15 = auxv_slot;
+        regs.rbx = kernel_base;
+        regs.rax = 0;
+        regs.orig_rax = (uint64_t) -1;
+        return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 ? negative_errno() : 0;
+}
+
+int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req) {
+        const struct tns_vdso_host *h = l->s->vdso;
+        const uint64_t base = req->data.args[2], second = req->data.args[3], slot = req->data.args[4],
+                       kernel_base = req->data.args[5];
+        _cleanup_close_ int mem = -EBADF;
+        struct tns_vdso_params params;
+        struct tns_offsets_page page;
+        uint64_t zero = 0, kernel = 0;
+        int r = 0;
+
+        if (!h)
+                return -EFAULT; /* as sysinfo(NULL) */
+        mem = open_mem(req->pid);
+        if (mem < 0)
+                return mem == -ENOENT ? -ESRCH : -EFAULT;
+        /* Only what the program's own kernel vDSO and our memfd are: a
+         * program can make this call itself, and then gets nothing it
+         * could not write into its own memory anyway. */
+        if (kernel_vdso_of(req->pid, &kernel) < 0 || kernel != kernel_base || base != second || (int64_t) base < 0 ||
+            mem_read(mem, base + TNS_MEMFD_OFFSETS_PAGE, &page, sizeof(page)) < 0 || page.magic != TNS_PAGE_MAGIC)
+                r = -EBADMSG;
+        if (r >= 0 && seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        if (r >= 0) {
+                tns_vdso_params_fill(h, kernel_base, &params);
+                r = mem_write(mem, base, &params, sizeof(params));
+        }
+        if (r >= 0)
+                r = write_word(req->pid, slot, base + TNS_MEMFD_IMAGE);
+        if (r < 0) {
+                /* No image: no vDSO at all, the syscall path. */
+                (void) mem_write(mem, slot, &zero, sizeof(zero));
+                l->s->stats.vdso_failed++;
+                tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                             "Failed to finish the vDSO injection, the program uses the syscall path: %m");
+        } else
+                l->s->stats.vdso_injected++;
+        return 0;
+}
+
 /* At the exec stop: the new program has not run an instruction yet. */
 static int inject_vdso(struct exec_trace *t) {
         const struct tns_vdso_host *h = t->s->vdso;
@@ -202,6 +270,8 @@ static int inject_vdso(struct exec_trace *t) {
         mem = open_mem(t->tid);
         if (mem < 0)
                 return mem;
+        if (h->tail)
+                return start_tail(t, mem, &saved, kernel_base, saved.rsp + off);
         r = run_blob(t, mem, &saved, kernel_base, &base);
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
@@ -304,7 +374,8 @@ static void on_exec_stop(struct exec_trace *t) {
                 log_trace(t, LOG_WARNING, r, "Failed to inject the vDSO, the program uses the syscall path");
         if (r == -ESRCH)
                 return trace_free(t);
-        finish(t, r >= 0 ? INJECTED : FAILED);
+        /* The tail is counted at its marker call. */
+        finish(t, r < 0 ? FAILED : t->s->vdso->tail ? NO_EXEC : INJECTED);
 }
 
 /* The caller is back from unshare, at its interrupt (or a signal) stop:

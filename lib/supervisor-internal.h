@@ -131,6 +131,7 @@ struct tns_supervisor {
         tns_supervisor_change_fn change_fn;
         void *change_userdata;
         bool restoring; /* supervisor-state.c: changes are not reported */
+        struct tns_inflight *inflight; /* NULL: none */
 };
 
 /* supervisor-state.c: reports a change to the daemon (the change
@@ -165,6 +166,8 @@ unsigned supervisor_count_namespaces(const struct tns_supervisor *s);
  * function then lets the syscall continue. <0: no injection this time. */
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 void supervisor_exec_done(struct tns_supervisor *s);
+/* The exec tail's marker call (inject.h): the reply. */
+int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req);
 /* The caller of req, which moved to ns, maps ns's offsets page where it
  * mapped its old one, before it returns to its own code. */
 int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);

@@ -11,6 +11,7 @@
 
 #include "emulate.h"
 #include "filter.h"
+#include "inject.h"
 #include "proc-util.h"
 #include "supervisor-internal.h"
 #include "util.h"
@@ -360,6 +361,8 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         }
         if (d->wait)
                 return supervisor_wait(l, req, ns, d);
+        if (d->id == TNS_SYS_SYSINFO && req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER)
+                return supervisor_exec_marker(l, req); /* supervisor-exec.c */
         if (d->id == TNS_SYS_SYSINFO)
                 return supervisor_sysinfo(l, req, ns); /* supervisor-procfs.c */
         if ((d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME) &&
@@ -471,12 +474,31 @@ static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
         s->stats.latency[d->id][b]++;
 }
 
+/* Serves s->req, received on l. While it is served, a copy is in the
+ * in-flight slot (supervisor.h): a successor serves it if we die first. */
+static void serve_received(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+        struct call c = {.l = l, .req = s->req};
+        int64_t result;
+        uint64_t start;
+
+        if (s->inflight) {
+                s->inflight->listener = l->serial;
+                memcpy(&s->inflight->req, s->req, sizeof(s->inflight->req));
+                __atomic_store_n(&s->inflight->busy, 1, __ATOMIC_RELEASE);
+        }
+        s->stats.notifications++;
+        start = now_ns();
+        result = serve(l, s->req, &c);
+        respond(l, s->req->id, result);
+        if (s->inflight)
+                __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
+        account_latency(s, s->req->data.nr, now_ns() - start);
+}
+
 static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         struct listener *l = userdata;
         struct tns_supervisor *s = l->s;
-        struct call c = {.l = l};
-        int64_t result;
-        uint64_t start;
         int r;
 
         if (!(revents & EPOLLIN) && (revents & (EPOLLHUP | EPOLLERR))) {
@@ -491,12 +513,31 @@ static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *use
                         tns_log_errno(&s->log, LOG_ERR, r, "Failed to receive a seccomp notification, ignoring: %m");
                 return 0;
         }
-        s->stats.notifications++;
-        start = now_ns();
-        c.req = s->req;
-        result = serve(l, s->req, &c);
-        respond(l, s->req->id, result);
-        account_latency(s, s->req->data.nr, now_ns() - start);
+        serve_received(l);
+        return 0;
+}
+
+void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot) {
+        s->inflight = slot;
+}
+
+int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
+        struct tns_inflight *slot = s->inflight;
+
+        if (!slot || !__atomic_load_n(&slot->busy, __ATOMIC_ACQUIRE))
+                return 0;
+        for (struct listener *l = s->listeners; l; l = l->next) {
+                if (l->serial != slot->listener)
+                        continue;
+                /* Answered after all, or its caller gone: nothing to do. */
+                if (seccomp_notify_id_valid(l->fd, slot->req.id) < 0)
+                        break;
+                memset(s->req, 0, sizeof(*s->req));
+                memcpy(s->req, &slot->req, sizeof(slot->req));
+                serve_received(l);
+                return 1;
+        }
+        __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
         return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/seccomp.h>
 #include <systemd/sd-event.h>
 
 #include "log.h"
@@ -115,6 +116,25 @@ int tns_supervisor_procfs_fds(struct tns_supervisor *s, pid_t root_pid, int *fds
  * it then saves the record at once, before any fd it names is kept. */
 typedef void (*tns_supervisor_change_fn)(struct tns_supervisor *s, const char *fd_name, int fd, void *userdata);
 void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor_change_fn fn, void *userdata);
+
+/* The call being served, where a successor finds it. A notification
+ * received but not yet answered when the daemon dies stays "sent" in the
+ * kernel: no RECV on the listener shows it again, yet the listener (kept
+ * in the fd store) accepts its answer from anyone. So the request is
+ * copied, from receipt to answer, into memory that outlives the daemon
+ * (a memfd it keeps): its successor serves it again. */
+#define TNS_INFLIGHT_MAGIC UINT64_C(0x544e53494e464c31) /* "TNSINFL1" */
+struct tns_inflight {
+        uint64_t magic;
+        uint64_t listener; /* its serial */
+        uint32_t busy;
+        uint32_t reserved;
+        struct seccomp_notif req;
+};
+void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot);
+/* After a restore: serves the call the slot holds if its caller still
+ * waits for it (1), or clears the slot (0). */
+int tns_supervisor_resume_inflight(struct tns_supervisor *s);
 
 /* Every fd the record names, as the change callback reported them: fn is
  * called for each (name, fd). */

@@ -7,6 +7,7 @@
 
 #include "util.h"
 #include "vdso-elf.h"
+#include "inject.h"
 #include "vdso-host.h"
 
 #include "vdso-image.h"
@@ -94,6 +95,17 @@ static int prepare_image(struct tns_vdso_host *h) {
         return 0;
 }
 
+/* The zero bytes after the last byte of the image: the kernel pads its
+ * vDSO to whole pages. 16-byte aligned, room for the tail or nothing. */
+static uint64_t find_tail(const uint8_t *image, uint64_t size) {
+        uint64_t last = size;
+
+        while (last > 0 && image[last - 1] == 0)
+                last--;
+        last = (last + 15) & ~(uint64_t) 15;
+        return last > 0 && last + TNS_INJECT_TAIL_MAX <= size ? last : 0;
+}
+
 int tns_vdso_host_init(struct tns_vdso_host *ret) {
         struct tns_vdso_host h = {};
         uint64_t base = getauxval(AT_SYSINFO_EHDR);
@@ -111,6 +123,7 @@ int tns_vdso_host_init(struct tns_vdso_host *ret) {
         if (!h.gadget)
                 return -ENOENT;
         memcpy(h.ehdr, (const void *) (uintptr_t) base, sizeof(h.ehdr));
+        h.tail = find_tail((const uint8_t *) (uintptr_t) base, h.kernel_size);
         r = prepare_image(&h);
         if (r < 0)
                 return r;

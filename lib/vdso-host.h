@@ -25,6 +25,9 @@ struct tns_vdso_host {
         unsigned n_sites;
         uint64_t site[TNS_MAX_FALLBACK_SITES];
         unsigned char ehdr[64]; /* the kernel vDSO's ELF header, to recognise it */
+        /* Offset of zero padding at the end of its text where the exec
+         * tail fits (inject.h), 0 if there is none. */
+        uint64_t tail;
 };
 
 /* -ENOENT if this process has no vDSO (vdso=0) or the image is unusable. */
