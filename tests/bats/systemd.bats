@@ -1,0 +1,177 @@
+#!/usr/bin/env bats
+# timensd under a real systemd (tests/tools/systemd-ns: the machine's own
+# systemd as PID 1 of private namespaces): socket activation, READY and
+# STATUS, the fd store across kill -9, `systemctl restart` and the
+# watchdog, calls pending at a death answered by the next instance, and
+# the kill loop of issue 8 with a hammer checking every result.
+
+load helpers
+load systemd-helpers
+
+setup_file() {
+        build_helpers hammer clockprobe clockloop
+}
+
+setup() {
+        requires_root
+        requires_timensctl
+        requires_systemd
+        requires_user_ns
+        HOST_RT_BEFORE=$(date +%s)
+}
+
+teardown() {
+        show_output_on_failure
+        [ -n "${BG:-}" ] && kill "$BG" 2>/dev/null
+        stop_systemd
+        # Nothing here may move the host's clock.
+        local now
+        now=$(date +%s)
+        ((now >= HOST_RT_BEFORE && now <= HOST_RT_BEFORE + 600)) || echo "host clock moved: $HOST_RT_BEFORE -> $now" >&2
+}
+
+@test "socket activation: the first timensctl call starts timensd, READY and STATUS with counts" {
+        boot_systemd
+        [ "$(main_pid)" = 0 ]
+        run sns_ctl create first --monotonic +100s
+        [ "$status" -eq 0 ]
+        [ "$(sns systemctl is-active timensd.service)" = active ]
+        run sns systemctl show -p StatusText --value timensd.service
+        [[ "$output" == "Serving 1 namespace, 0 listeners"* ]] || fail "status: $output"
+        # Both sockets came from systemd, by name.
+        run sns journalctl -u timensd --no-pager
+        [[ "$output" == *"Listening on /run/timens/timensd.sock"* ]]
+        [ -S "/proc/$SNS_PID/root/run/timens/seccomp-agent.sock" ]
+}
+
+@test "kill -9: a running program keeps its clocks, the namespace keeps its offsets" {
+        boot_systemd
+        sns_ctl create keep --monotonic +1000s --boottime +2000s --realtime 2030-01-01
+        sns_ctl run --join keep -- "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1 &
+        BG=$!
+        wait_for_file "$BATS_TEST_TMPDIR/loop"
+        before=$(list_state)
+        old=$(main_pid)
+        sns kill -9 "$old"
+        wait_restarted "$old"
+        after=$(list_state)
+        [ "$before" = "$after" ] || fail "before: $before / after: $after"
+        sleep 0.3
+        # The lines written after the restart: realtime in 2030 by the
+        # vDSO and the raw syscall, monotonic +1000 s, boottime +2000 s.
+        host_mono=$(($(host_ns monotonic) / NSEC_PER_SEC))
+        host_boot=$(($(host_ns boottime) / NSEC_PER_SEC))
+        run tail -1 "$BATS_TEST_TMPDIR/loop"
+        read -r _ rt_v rt_s mono_v mono_s boot_v boot_s _ <<<"$output"
+        for v in "$rt_v" "$rt_s"; do ((v >= 1893456000 && v < 1893456000 + 120)) || fail "realtime $v"; done
+        for v in "$mono_v" "$mono_s"; do ((v >= host_mono + 1000 - 2 && v <= host_mono + 1000)) || fail "monotonic $v vs host $host_mono"; done
+        for v in "$boot_v" "$boot_s"; do ((v >= host_boot + 2000 - 2 && v <= host_boot + 2000)) || fail "boottime $v vs host $host_boot"; done
+        run sns journalctl -u timensd --no-pager
+        [[ "$output" == *"Restored 1 namespaces, 1 listeners"* ]]
+}
+
+@test "a call pending when timensd dies is answered by the next instance" {
+        boot_systemd
+        sns_ctl create pending --monotonic +500s
+        old=$(main_pid)
+        # Frozen: the call is queued on the listener, no one reads it.
+        sns kill -STOP "$old"
+        sns_ctl run --no-daemon --help >/dev/null # (timensctl itself needs no daemon)
+        sns "$TIMENSCTL" run --join pending -- "$HELPERS/clockprobe" --ns monotonic >"$BATS_TEST_TMPDIR/out" 2>&1 &
+        BG=$!
+        sleep 0.5
+        [ ! -s "$BATS_TEST_TMPDIR/out" ] || fail "answered by a frozen daemon? $(cat "$BATS_TEST_TMPDIR/out")"
+        sns kill -9 "$old"
+        wait_restarted "$old"
+        wait "$BG"
+        BG=
+        got=$(cat "$BATS_TEST_TMPDIR/out")
+        assert_near "monotonic" "$got" $(($(host_ns monotonic) + 500 * NSEC_PER_SEC)) $((2 * NSEC_PER_SEC))
+}
+
+@test "kill loop: 20 x kill -9 and 20 x systemctl restart under 4 x 4 hammering threads, 0 failures" {
+        boot_systemd
+        sns_ctl create hammer --monotonic +1000s --boottime +500s --realtime 2030-01-01
+        # monotonic - boottime in the namespace: the host's, +1000 - 500 s.
+        d=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC) - time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
+        expected=$((d + 500 * NSEC_PER_SEC))
+        # Time for 40 restarts; clock_settime runs in a user namespace.
+        sns "$TIMENSCTL" run --join hammer -- unshare -U -r "$HELPERS/hammer" 4 4 45 "$expected" \
+                >"$BATS_TEST_TMPDIR/hammer" 2>&1 &
+        BG=$!
+        sleep 2
+        before=$(list_state)
+        pid=$(host_pid_of_timensd)
+        fds_before=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
+        for ((i = 0; i < 20; i++)); do
+                old=$(main_pid)
+                sns kill -9 "$old"
+                wait_restarted "$old"
+                sleep 0.3
+        done
+        for ((i = 0; i < 20; i++)); do
+                old=$(main_pid)
+                sns systemctl restart timensd.service
+                wait_restarted "$old"
+                sleep 0.3
+        done
+        after=$(list_state)
+        pid=$(host_pid_of_timensd)
+        fds_after=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
+        hammer_rc=0
+        wait "$BG" || hammer_rc=$?
+        BG=
+        grep '^hammer: pid' "$BATS_TEST_TMPDIR/hammer" | sed 's/^/# /' >&3
+        [ "$hammer_rc" -eq 0 ] || fail "hammer: $(head -40 "$BATS_TEST_TMPDIR/hammer")"
+        [ "$(grep -c 'failures 0 wrong 0' "$BATS_TEST_TMPDIR/hammer")" -eq 4 ] || fail "$(cat "$BATS_TEST_TMPDIR/hammer")"
+        [ "$before" = "$after" ] || fail "namespaces before: $before / after: $after"
+        ((fds_after <= fds_before)) || fail "timensd fds: $fds_before before, $fds_after after"
+        echo "# fds $fds_before -> $fds_after; $(grep -o 'stall_max_us [0-9]*' "$BATS_TEST_TMPDIR/hammer" | sort -k2 -n | tail -1)" >&3
+}
+
+@test "watchdog: a frozen timensd is killed and restarted by systemd, the workload does not notice" {
+        boot_systemd "[Service]
+WatchdogSec=1s"
+        sns_ctl create dog --monotonic +300s
+        sns_ctl run --join dog -- "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1 &
+        BG=$!
+        wait_for_file "$BATS_TEST_TMPDIR/loop"
+        old=$(main_pid)
+        sns kill -STOP "$old"
+        wait_restarted "$old"
+        run sns journalctl -u timensd --no-pager
+        [[ "$output" == *"Watchdog timeout"* ]] || fail "no watchdog timeout in the journal: $output"
+        lines=$(wc -l <"$BATS_TEST_TMPDIR/loop")
+        sleep 0.5
+        (($(wc -l <"$BATS_TEST_TMPDIR/loop") > lines)) || fail "the workload stopped"
+        run tail -1 "$BATS_TEST_TMPDIR/loop"
+        read -r _ _ _ mono_v mono_s _ <<<"$output"
+        host_mono=$(($(host_ns monotonic) / NSEC_PER_SEC))
+        for v in "$mono_v" "$mono_s"; do ((v >= host_mono + 300 - 2 && v <= host_mono + 300)) || fail "monotonic $v"; done
+}
+
+@test "SIGUSR2 under systemd: the new image is the main process, nothing is lost" {
+        boot_systemd
+        sns_ctl create hand --realtime +10d
+        sns_ctl run --join hand -- "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1 &
+        BG=$!
+        wait_for_file "$BATS_TEST_TMPDIR/loop"
+        before=$(list_state)
+        old=$(main_pid)
+        sns kill -USR2 "$old"
+        wait_restarted "$old"
+        [ "$(sns systemctl is-active timensd.service)" = active ]
+        [ "$(list_state)" = "$before" ]
+        run sns journalctl -u timensd --no-pager
+        [[ "$output" == *"Handed over to a new timensd"* ]]
+        [[ "$output" != *"Main process exited"* ]] || fail "systemd saw the old image exit as a failure: $output"
+}
+
+@test "systemctl stop, then start: the store is emptied, a new timensd starts clean" {
+        boot_systemd
+        sns_ctl create gone --monotonic +1s
+        sns systemctl stop timensd.service
+        sns_ctl list >/dev/null # socket activation again
+        run sns_ctl list
+        [[ "$output" == "No namespaces." ]] || fail "$output"
+}
