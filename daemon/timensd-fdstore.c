@@ -237,8 +237,9 @@ int fdstore_restore(struct manager *m) {
         tns_supervisor_set_change_callback(m->supervisor, on_change, m);
         r = inflight_setup(m);
         if (r < 0)
-                tns_log_errno(&m->log, LOG_WARNING, r,
-                              "Failed to set up the in-flight slot: a call being served when timensd dies will hang: %m");
+                tns_log_errno(
+                        &m->log, LOG_WARNING, r,
+                        "Failed to set up the in-flight slot: a call being served when timensd dies will hang: %m");
         fd = fdstore_take(m, "state");
         if (fd >= 0) {
                 struct state_header h;
@@ -262,8 +263,9 @@ int fdstore_restore(struct manager *m) {
                                         "(%u entries gone meanwhile)",
                                         rep.namespaces, rep.listeners, rep.members, rep.procfs, rep.dropped);
                                 if (tns_supervisor_resume_inflight(m->supervisor) > 0)
-                                        tns_log(&m->log, LOG_INFO, "Answered the call that was being served at the "
-                                                                   "predecessor's end");
+                                        tns_log(&m->log, LOG_INFO,
+                                                "Answered the call that was being served at the "
+                                                "predecessor's end");
                         }
                 }
         }

@@ -141,9 +141,9 @@ WatchdogSec=1s"
         wait_restarted "$old"
         run sns journalctl -u timensd --no-pager
         [[ "$output" == *"Watchdog timeout"* ]] || fail "no watchdog timeout in the journal: $output"
-        lines=$(wc -l <"$BATS_TEST_TMPDIR/loop")
+        n_lines=$(wc -l <"$BATS_TEST_TMPDIR/loop")
         sleep 0.5
-        (($(wc -l <"$BATS_TEST_TMPDIR/loop") > lines)) || fail "the workload stopped"
+        (($(wc -l <"$BATS_TEST_TMPDIR/loop") > n_lines)) || fail "the workload stopped"
         run tail -1 "$BATS_TEST_TMPDIR/loop"
         read -r _ _ _ mono_v mono_s _ <<<"$output"
         host_mono=$(($(host_ns monotonic) / NSEC_PER_SEC))

@@ -14,8 +14,8 @@ static void sample(struct tns_state *st) {
 
         *st = (struct tns_state){.next_ns_id = 7, .next_serial = 4};
         n = tns_state_add_ns(st);
-        *n = (struct tns_state_ns){.id = 2, .held = true, .origin = 1, .grant = 2, .created_realtime_ns = -5,
-                                   .sets = 3, .flags = 1};
+        *n = (struct tns_state_ns){
+                .id = 2, .held = true, .origin = 1, .grant = 2, .created_realtime_ns = -5, .sets = 3, .flags = 1};
         strcpy(n->name, "ci-2030");
         n = tns_state_add_ns(st);
         *n = (struct tns_state_ns){.id = 7, .parent = 2, .tz_set = true, .tz_minuteswest = -60, .tz_dsttime = 1};
@@ -58,7 +58,9 @@ static int parse(const char *text) {
 }
 
 #define HEAD "{\"version\":1,\"next_ns_id\":9,\"next_serial\":9,"
-#define NS(id, parent) "{\"id\":" #id ",\"parent\":" #parent ",\"name\":\"\",\"held\":false,\"origin\":0,\"grant\":0,\"created\":0,\"sets\":0,\"flags\":0}"
+#define NS(id, parent)                                                                                                 \
+        "{\"id\":" #id ",\"parent\":" #parent                                                                          \
+        ",\"name\":\"\",\"held\":false,\"origin\":0,\"grant\":0,\"created\":0,\"sets\":0,\"flags\":0}"
 
 TEST(state_refused) {
         EXPECT_EQ(parse(HEAD "\"namespaces\":[],\"listeners\":[],\"members\":[]}"), 0);
@@ -72,20 +74,19 @@ TEST(state_refused) {
         EXPECT_EQ(parse(HEAD "\"namespaces\":[],\"listeners\":[]}"), -EBADMSG);
         /* A child before its parent, a duplicate id, an id past next_ns_id. */
         EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "," NS(3, 2) "],\"listeners\":[],\"members\":[]}"), 0);
-        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(3, 2) "," NS(2, 0) "],\"listeners\":[],\"members\":[]}"),
-                  -EBADMSG);
-        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "," NS(2, 0) "],\"listeners\":[],\"members\":[]}"),
-                  -EBADMSG);
+        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(3, 2) "," NS(2, 0) "],\"listeners\":[],\"members\":[]}"), -EBADMSG);
+        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "," NS(2, 0) "],\"listeners\":[],\"members\":[]}"), -EBADMSG);
         EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(10, 0) "],\"listeners\":[],\"members\":[]}"), -EBADMSG);
         /* A listener of an unknown namespace, a member of an unknown listener. */
         EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "],\"listeners\":[{\"serial\":1,\"ns\":3,\"root_pid\":1}],"
-                             "\"members\":[]}"),
+                                                         "\"members\":[]}"),
                   -EBADMSG);
-        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "],\"listeners\":[{\"serial\":1,\"ns\":2,\"root_pid\":1}],"
-                             "\"members\":[{\"listener\":2,\"ns\":2,\"tgid\":5,\"start_time\":1}]}"),
+        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(
+                          2, 0) "],\"listeners\":[{\"serial\":1,\"ns\":2,\"root_pid\":1}],"
+                                "\"members\":[{\"listener\":2,\"ns\":2,\"tgid\":5,\"start_time\":1}]}"),
                   -EBADMSG);
         EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "],\"listeners\":[{\"serial\":1,\"ns\":2,\"root_pid\":-1}],"
-                             "\"members\":[]}"),
+                                                         "\"members\":[]}"),
                   -EBADMSG);
 }
 
@@ -107,4 +108,3 @@ TEST(state_fd_names) {
         EXPECT_EQ(tns_state_fd_kind("p.3.1", &a, &b, &c), 0);
         EXPECT_EQ(tns_state_fd_kind("l.99999999999999999999999", &a, &b, &c), 0);
 }
-
