@@ -280,3 +280,33 @@ PY
         [[ $output == *"1 namespace listed."* ]]
         still_serving
 }
+
+@test "SIGUSR2 without systemd: a new image takes every fd over, running programs keep their clocks" {
+        build_helpers clockloop
+        start_daemon
+        tns create hand --monotonic +1000s --realtime 2030-01-01
+        bg "$TIMENSCTL" run --join hand -- "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1
+        wait_for_file "$BATS_TEST_TMPDIR/loop"
+        before=$(tns list | awk 'NR > 1 && NF >= 8 { print $1, $2, $3, $6, $8 }')
+        old=$DAEMON_PID
+        kill -USR2 "$old"
+        wait_for_exit "$old"
+        # The new image is not our child: found by its socket's answers.
+        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
+        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        after=$(tns list | awk 'NR > 1 && NF >= 8 { print $1, $2, $3, $6, $8 }')
+        [ "$before" = "$after" ] || fail "before: $before / after: $after"
+        grep -q "Handed over to a new timensd (pid $DAEMON_PID)" "$DAEMON_DIR/log"
+        grep -q "Restored 1 namespaces, 1 listeners" "$DAEMON_DIR/log"
+        n=$(wc -l <"$BATS_TEST_TMPDIR/loop")
+        sleep 0.3
+        (($(wc -l <"$BATS_TEST_TMPDIR/loop") > n)) || fail "the program stopped"
+        run tail -1 "$BATS_TEST_TMPDIR/loop"
+        read -r _ rt_v rt_s mono_v mono_s _ <<<"$output"
+        host_mono=$(($(host_ns monotonic) / NSEC_PER_SEC))
+        for v in "$rt_v" "$rt_s"; do ((v >= 1893456000 && v < 1893456000 + 120)) || fail "realtime $v"; done
+        for v in "$mono_v" "$mono_s"; do ((v >= host_mono + 1000 - 2 && v <= host_mono + 1000)) || fail "monotonic $v"; done
+        # A new program in it, served by the new image.
+        run -0 tns run --join hand -- "$HELPERS/clockprobe" --sec realtime
+        ((output >= 1893456000)) || fail "$output"
+}
