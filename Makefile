@@ -177,7 +177,7 @@ $(BUILDDIR)/tests/helpers/%-static: tests/helpers/%.c $(LIBTIMENS)
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(VDSO_IMAGE_C) $(wildcard lib/*.h proto/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -Iproto -Idaemon $(PKG_CFLAGS) \
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -Iproto -Idaemon -Itests/include $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $< $(LIB_SRCS) $(VDSO_IMAGE_C) $(FUZZ_EXTRA_SRCS) $(PKG_LIBS)
 

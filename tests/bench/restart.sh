@@ -68,28 +68,22 @@ if [[ -z $calls ]]; then
         echo "  bench-restart did not finish: $(grep -v '^gap' "$dir/gaps" | tail -3)"
         sns journalctl -u timensd --no-pager | tail -15 | sed 's/^/  | /'
 fi
-# For each event, the end of the first gap that ends after it (the call
-# in progress at the kill, or the first one made after it: the kill itself
-# takes a few ms through nsenter, counted in).
-awk -v kind=kill -f /dev/stdin "$dir/kills" "$dir/gaps" >"$dir/kill.ms" <<'AWK'
-FNR == NR { if ($1 == kind) ev[++n] = $2; next }
-$1 == "gap" { s[++g] = $2; e[g] = $3 }
-END {
-        for (i = 1; i <= n; i++)
-                for (j = 1; j <= g; j++)
-                        if (e[j] >= ev[i] && s[j] <= ev[i] + 200e6) { printf "%.1f\n", (e[j] - ev[i]) / 1e6; break }
+# latencies KIND: for each event of KIND, the end of the first gap that
+# ends after it (the call in progress at the kill, or the first one made
+# after it: the kill itself takes a few ms through nsenter, counted in),
+# in ms.
+latencies() {
+        awk -v kind="$1" '
+                FNR == NR { if ($1 == kind) ev[++n] = $2; next }
+                $1 == "gap" { s[++g] = $2; e[g] = $3 }
+                END {
+                        for (i = 1; i <= n; i++)
+                                for (j = 1; j <= g; j++)
+                                        if (e[j] >= ev[i] && s[j] <= ev[i] + 200e6) { printf "%.1f\n", (e[j] - ev[i]) / 1e6; break }
+                }' "$dir/kills" "$dir/gaps"
 }
-AWK
-sed -i 's/^/ /' "$dir/kill.ms"
-awk -v kind=restart -f /dev/stdin "$dir/kills" "$dir/gaps" >"$dir/restart.ms" <<'AWK'
-FNR == NR { if ($1 == kind) ev[++n] = $2; next }
-$1 == "gap" { s[++g] = $2; e[g] = $3 }
-END {
-        for (i = 1; i <= n; i++)
-                for (j = 1; j <= g; j++)
-                        if (e[j] >= ev[i] && s[j] <= ev[i] + 200e6) { printf "%.1f\n", (e[j] - ev[i]) / 1e6; break }
-}
-AWK
+latencies kill >"$dir/kill.ms"
+latencies restart >"$dir/restart.ms"
 stats() {
         sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a n/a 0"; exit } printf "%s %s %d\n", v[int((NR + 1) / 2)], v[NR], NR }'
 }

@@ -13,16 +13,10 @@
 
 #include "offset-parse.h"
 #include "time-util.h"
+#include "fuzz-check.h"
 
 #define NSEC TNS_NSEC_PER_SEC
 
-#define CHECK(cond)                                                                                \
-        do {                                                                                       \
-                if (!(cond)) {                                                                     \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-                        abort();                                                                   \
-                }                                                                                  \
-        } while (0)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

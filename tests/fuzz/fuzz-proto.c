@@ -12,16 +12,10 @@
 #include <string.h>
 
 #include "timensd.h"
+#include "fuzz-check.h"
 
 #define MAX_LINES 16
 
-#define CHECK(cond)                                                                                                    \
-        do {                                                                                                           \
-                if (!(cond)) {                                                                                         \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                       \
-                        abort();                                                                                       \
-                }                                                                                                      \
-        } while (0)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,14 +18,8 @@
 #include <string.h>
 
 #include "vdso-elf.h"
+#include "fuzz-check.h"
 
-#define CHECK(cond)                                                                                                    \
-        do {                                                                                                           \
-                if (!(cond)) {                                                                                         \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                       \
-                        abort();                                                                                       \
-                }                                                                                                      \
-        } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
