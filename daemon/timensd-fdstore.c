@@ -235,6 +235,12 @@ int fdstore_restore(struct manager *m) {
         int fd, r;
 
         tns_supervisor_set_change_callback(m->supervisor, on_change, m);
+        /* Sockets we bound ourselves (no socket unit): kept too, so that a
+         * successor listens on them with no moment of ECONNREFUSED. */
+        if (m->socket_owned)
+                store_fd(m, "control", m->listen_fd);
+        if (m->agent_owned)
+                store_fd(m, "agent", m->agent_fd);
         r = inflight_setup(m);
         if (r < 0)
                 tns_log_errno(
@@ -324,44 +330,50 @@ static void add_fd(const char *name, int fd, void *userdata) {
 }
 
 /* In the child, before exec: the fds at 3, 4, ... in list order, without
- * O_CLOEXEC, and LISTEN_* naming them for the new image. */
-static _Noreturn void exec_child(struct manager *m, const struct fdlist *f, int report) {
+ * O_CLOEXEC, and LISTEN_* naming them for the new image. Shared with the
+ * keeper (timensd-keeper.c). */
+_Noreturn void fdstore_exec_with_fds(const char *exe, char *const argv[], const char *const names[], const int fds[],
+                                     size_t n, int report) {
         size_t names_len = 1;
-        char *names, *p, num[32];
-        int err;
+        char *joined, *p, num[32];
+        int err, *high = NULL;
 
-        for (size_t i = 0; i < f->n; i++)
-                names_len += strlen(f->names[i]) + 1;
-        names = malloc(names_len);
-        if (!names)
+        for (size_t i = 0; i < n; i++)
+                names_len += strlen(names[i]) + 1;
+        joined = malloc(names_len);
+        high = calloc(n + 1, sizeof(int));
+        if (!joined || !high)
                 goto fail;
-        p = names;
+        p = joined;
         *p = '\0';
-        for (size_t i = 0; i < f->n; i++)
-                p += sprintf(p, "%s%s", i ? ":" : "", f->names[i]);
+        for (size_t i = 0; i < n; i++)
+                p += sprintf(p, "%s%s", i ? ":" : "", names[i]);
         /* Copies above the target range first, so that no move clobbers
          * an fd still to be moved. */
-        {
-                int high[ELEMENTSOF(f->fds)];
-
-                for (size_t i = 0; i < f->n; i++) {
-                        high[i] = fcntl(f->fds[i], F_DUPFD_CLOEXEC, (int) (SD_LISTEN_FDS_START + f->n + 8));
-                        if (high[i] < 0)
-                                goto fail;
-                }
-                for (size_t i = 0; i < f->n; i++)
-                        if (dup2(high[i], SD_LISTEN_FDS_START + (int) i) < 0)
-                                goto fail;
+        for (size_t i = 0; i < n; i++) {
+                high[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, (int) (SD_LISTEN_FDS_START + n + 8));
+                if (high[i] < 0)
+                        goto fail;
         }
-        snprintf(num, sizeof(num), "%zu", f->n);
-        setenv("LISTEN_FDS", num, 1);
-        setenv("LISTEN_FDNAMES", names, 1);
-        snprintf(num, sizeof(num), "%d", (int) getpid());
-        setenv("LISTEN_PID", num, 1);
-        execv(m->exe, m->argv);
+        for (size_t i = 0; i < n; i++)
+                if (dup2(high[i], SD_LISTEN_FDS_START + (int) i) < 0)
+                        goto fail;
+        if (n > 0) {
+                snprintf(num, sizeof(num), "%zu", n);
+                setenv("LISTEN_FDS", num, 1);
+                setenv("LISTEN_FDNAMES", joined, 1);
+                snprintf(num, sizeof(num), "%d", (int) getpid());
+                setenv("LISTEN_PID", num, 1);
+        } else {
+                unsetenv("LISTEN_FDS");
+                unsetenv("LISTEN_FDNAMES");
+                unsetenv("LISTEN_PID");
+        }
+        execv(exe, argv);
 fail:
         err = errno;
-        (void) !write(report, &err, sizeof(err));
+        if (report >= 0)
+                (void) !write(report, &err, sizeof(err));
         _exit(127);
 }
 
@@ -393,7 +405,7 @@ int fdstore_handoff(struct manager *m) {
         } else if (pid == 0) {
                 close(p[0]);
                 (void) setsid();
-                exec_child(m, f, p[1]);
+                fdstore_exec_with_fds(m->exe, m->argv, f->names, f->fds, f->n, p[1]);
         } else {
                 close(p[1]);
                 /* EOF: the exec worked (the pipe was O_CLOEXEC). */

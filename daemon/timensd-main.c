@@ -40,7 +40,9 @@ static void help(void) {
                "  --group NAME            group whose members may change state (default " TIMENSD_DEFAULT_GROUP ")\n"
                "  --log-level LEVEL       err, warning, notice, info (default), debug\n"
                "  --log-target TARGET     auto (default: the journal if it runs), journal, stderr\n"
-               "  --foreground            do not detach (implied when started by systemd)\n"
+               "  --foreground            do not detach (implied when started by systemd); without\n"
+               "                          it, a keeper process holds the daemon's fds and starts\n"
+               "                          it again when it dies (timensd(8), RESTARTS)\n"
                "  --max-connections N     clients at once (default %d)\n"
                "  --idle-timeout SEC      close connections idle this long (default %d)\n"
                "  --entrants MODE         how processes entering a served container later are\n"
@@ -308,9 +310,23 @@ static int run(const struct args *a, struct tns_logger *log, int argc, char *arg
         int ready = -EBADF, r;
 
         if (!a->foreground && !getenv("NOTIFY_SOCKET")) {
+                _cleanup_free_ char *exe = NULL;
+                char **wargv;
+
                 r = daemonize(&ready);
                 if (r < 0)
                         return tns_log_errno(log, LOG_ERR, r, "Failed to detach: %m");
+                /* The keeper, and the worker is this program again, in the
+                 * foreground, under it (timensd(8), RESTARTS). */
+                exe = realpath("/proc/self/exe", NULL);
+                wargv = calloc((size_t) argc + 2, sizeof(char *));
+                if (!exe || !wargv)
+                        return tns_log_errno(log, LOG_ERR, ENOMEM, "Failed to start the keeper: %m");
+                memcpy(wargv, argv, (size_t) argc * sizeof(char *));
+                wargv[argc] = (char *) "--foreground";
+                r = keeper_run(exe, wargv, ready, log);
+                free(wargv);
+                return r == EXIT_SUCCESS ? 0 : -EIO;
         }
         r = sd_event_new(&e);
         if (r >= 0)

@@ -160,6 +160,16 @@ int fdstore_restore(struct manager *m);
 int fdstore_save(struct manager *m);
 int fdstore_handoff(struct manager *m);
 void fdstore_done(struct manager *m);
+/* In a child: exec exe with fds[i] at 3 + i, named in LISTEN_FDNAMES; on
+ * failure errno goes to report (if >= 0) and the child exits 127. */
+_Noreturn void fdstore_exec_with_fds(const char *exe, char *const argv[], const char *const names[], const int fds[],
+                                     size_t n, int report);
+
+/* timensd-keeper.c: without systemd and without --foreground, timensd
+ * runs as two processes: the keeper holds what systemd's fd store would
+ * (speaking the same sd_notify protocol on a private NOTIFY_SOCKET) and
+ * starts the worker again whenever it dies. Returns the exit status. */
+int keeper_run(const char *exe, char *const argv[], int ready_fd, const struct tns_logger *log);
 
 /* timensd-server.c */
 int server_listen(struct manager *m, const char *path);

@@ -310,3 +310,44 @@ PY
         run -0 tns run --join hand -- "$HELPERS/clockprobe" --sec realtime
         ((output >= 1893456000)) || fail "$output"
 }
+
+@test "without systemd: the keeper starts the worker again after kill -9, programs keep their clocks; SIGTERM stops both" {
+        build_helpers clockloop
+        local dir keeper worker old
+        dir=$(mktemp -d /tmp/timensd-keeper.XXXXXX)
+        export TIMENS_SOCKET="$dir/timensd.sock"
+        # In the background (no --foreground): the keeper and its worker.
+        "$TIMENSD" --socket "$TIMENS_SOCKET" --log-target stderr 2>"$dir/log"
+        keeper=$(pgrep -f -x "$TIMENSD --socket $TIMENS_SOCKET --log-target stderr")
+        [ -n "$keeper" ] || fail "no keeper: $(cat "$dir/log")"
+        [ "$(cat "/proc/$keeper/comm")" = timensd-keeper ]
+        tns create kept --monotonic +1000s
+        bg "$TIMENSCTL" run --join kept -- "$HELPERS/clockloop" --interval-ms 50 >"$dir/loop" 2>&1
+        wait_for_file "$dir/loop"
+        for ((i = 0; i < 5; i++)); do
+                old=$(pgrep -P "$keeper" -f -- "--foreground")
+                [ -n "$old" ] || fail "no worker: $(cat "$dir/log")"
+                kill -9 "$old"
+                wait_for_exit "$old"
+                for ((j = 0; j < 100; j++)); do
+                        tns list >/dev/null 2>&1 && break
+                        sleep 0.02
+                done
+        done
+        run -0 tns list
+        [[ $output == *"kept"*"+16m40s"* ]] || fail "$output"
+        n=$(wc -l <"$dir/loop")
+        sleep 0.3
+        (($(wc -l <"$dir/loop") > n)) || fail "the program stopped"
+        run tail -1 "$dir/loop"
+        read -r _ _ _ mono_v mono_s _ <<<"$output"
+        host_mono=$(($(host_ns monotonic) / NSEC_PER_SEC))
+        for v in "$mono_v" "$mono_s"; do ((v >= host_mono + 1000 - 2 && v <= host_mono + 1000)) || fail "monotonic $v"; done
+        [ "$(grep -c 'starting it again with what it kept' "$dir/log")" -eq 5 ]
+        stop_bg
+        worker=$(pgrep -P "$keeper" -f -- "--foreground")
+        kill -TERM "$keeper"
+        wait_for_exit "$keeper"
+        wait_for_exit "$worker"
+        rm -rf "$dir"
+}
