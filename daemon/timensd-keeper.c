@@ -107,8 +107,7 @@ static void worker_gone(struct keeper *k, int status) {
         /* One that never started (bad options, the socket taken) is not
          * retried: only restarts are the keeper's business. */
         if (!k->ready_once || (!k->ready_now && ++k->failed_starts >= KEEPER_MAX_FAILED_STARTS)) {
-                tns_log(&k->log, LOG_ERR, "The worker died %u times before it was ready: giving up",
-                        k->failed_starts);
+                tns_log(&k->log, LOG_ERR, "The worker died %u times before it was ready: giving up", k->failed_starts);
                 (void) sd_event_exit(k->event, EXIT_FAILURE);
                 return;
         }
@@ -179,7 +178,8 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
         } control;
         char text[4096];
         struct iovec iov = {text, sizeof(text) - 1};
-        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
+        struct msghdr mh = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
         int fds[253];
         size_t n_fds = 0;
         const struct ucred *cred = NULL;
