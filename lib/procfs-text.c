@@ -137,7 +137,7 @@ size_t tns_mountinfo_proc_dirs(const char *mountinfo, char (*ret)[4096], size_t 
         size_t count = 0;
 
         for (const char *line = mountinfo, *next; line && *line; line = next) {
-                char field[4096], point[4096];
+                char field[4096], point[4096], root[4096];
                 const char *p = line;
                 bool shared = false, ok = true, dup = false;
 
@@ -146,8 +146,11 @@ size_t tns_mountinfo_proc_dirs(const char *mountinfo, char (*ret)[4096], size_t 
 
                 /* id, parent, major:minor, root, mount point */
                 for (int i = 0; i < 5 && ok; i++)
-                        ok = mountinfo_field(&p, i == 4 ? point : field, sizeof(field));
-                if (!ok || !mountinfo_field(&p, field, sizeof(field))) /* options */
+                        ok = mountinfo_field(&p, i == 4 ? point : i == 3 ? root : field, sizeof(field));
+                /* A bind of a part of proc (runc and crun make read-only
+                 * ones of /proc/sys, /proc/irq...: root /sys, ...) is not a
+                 * /proc: it has no uptime to cover. */
+                if (!ok || strcmp(root, "/") != 0 || !mountinfo_field(&p, field, sizeof(field))) /* options */
                         continue;
                 while ((ok = mountinfo_field(&p, field, sizeof(field))) && strcmp(field, "-") != 0)
                         if (strncmp(field, "shared:", 7) == 0)

@@ -98,15 +98,15 @@ static int read_all(int fd, char **ret, size_t *ret_len) {
 }
 
 /* The kernel's own time namespace of the container, if the runtime made
- * one (a runtime newer than this machine's honours linux.timeOffsets): 1
- * if the init is in a time namespace other than ours whose offsets are
- * those of timeOffsets, so that they are not applied a second time. */
-static int kernel_applied(pid_t pid, const int64_t want[TNS_CLASS_MAX], unsigned mask) {
+ * one (a runtime newer than this machine's honours linux.timeOffsets, or
+ * `time` in linux.namespaces): 1 and its offsets if the init is in a time
+ * namespace other than ours, 0 if not. */
+static int kernel_timens(pid_t pid, int64_t got[TNS_CLASS_MAX]) {
         char path[64], line[128];
         struct stat self, target;
         _cleanup_(fclosep) FILE *f = NULL;
-        int64_t got[TNS_CLASS_MAX] = {};
 
+        memset(got, 0, sizeof(int64_t) * TNS_CLASS_MAX);
         snprintf(path, sizeof(path), "/proc/%d/ns/time", (int) pid);
         if (stat("/proc/self/ns/time", &self) < 0 || stat(path, &target) < 0 || self.st_ino == target.st_ino)
                 return 0;
@@ -114,19 +114,49 @@ static int kernel_applied(pid_t pid, const int64_t want[TNS_CLASS_MAX], unsigned
         f = fopen(path, "re");
         while (f && fgets(line, sizeof(line), f)) {
                 char name[32];
-                long long s, ns;
+                long long sec, nsec;
 
-                if (sscanf(line, "%31s %lld %lld", name, &s, &ns) != 3)
+                if (sscanf(line, "%31s %lld %lld", name, &sec, &nsec) != 3)
                         continue;
                 if (strcmp(name, "monotonic") == 0)
-                        got[TNS_CLASS_MONOTONIC] = s * 1000000000LL + ns;
+                        got[TNS_CLASS_MONOTONIC] = sec * 1000000000LL + nsec;
                 else if (strcmp(name, "boottime") == 0)
-                        got[TNS_CLASS_BOOTTIME] = s * 1000000000LL + ns;
+                        got[TNS_CLASS_BOOTTIME] = sec * 1000000000LL + nsec;
         }
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
-                if ((mask & (1U << c)) && got[c] != want[c])
-                        return 0;
         return 1;
+}
+
+/* Where the runtime already put the container in a kernel time namespace
+ * with offsets: nothing is applied twice. 1 (nothing to do) if its
+ * offsets are exactly what is asked and nothing else is (no realtime);
+ * an error if anything else is asked, as timens cannot stack on it (the
+ * container's vDSO reads would carry the kernel's offsets, the emulated
+ * calls not). A kernel time namespace without offsets changes nothing. */
+static int check_kernel_timens(const struct hook *h) {
+        int64_t got[TNS_CLASS_MAX], want;
+        bool same = true;
+
+        if (!kernel_timens(h->st.pid, got) || (got[TNS_CLASS_MONOTONIC] == 0 && got[TNS_CLASS_BOOTTIME] == 0))
+                return 0;
+        for (int c = TNS_CLASS_MONOTONIC; c <= TNS_CLASS_BOOTTIME; c++) {
+                const struct tns_clock_arg *a = &h->req.clocks[c];
+
+                want = a->set && a->spec.kind == TNS_OFFSET_RELATIVE ? a->spec.ns : 0;
+                if ((a->set && a->spec.kind != TNS_OFFSET_RELATIVE) || want != got[c])
+                        same = false;
+        }
+        if (same && !h->req.clocks[TNS_CLASS_REALTIME].set) {
+                tns_log(&hook_log, LOG_INFO,
+                        "Container %s is in a kernel time namespace with the asked offsets already: nothing to do",
+                        h->st.id);
+                return 1;
+        }
+        return tns_log_errno(&hook_log, LOG_ERR, EEXIST,
+                             "Container %s is in a kernel time namespace with offsets (monotonic %lld ns, boottime "
+                             "%lld ns) other than those asked, or realtime is asked too: timens cannot add to a kernel "
+                             "time namespace with offsets; drop the runtime's time namespace or the org.timens.* "
+                             "annotations",
+                             h->st.id, (long long) got[TNS_CLASS_MONOTONIC], (long long) got[TNS_CLASS_BOOTTIME]);
 }
 
 /* linux.timeOffsets first, the annotations over them. */
@@ -150,8 +180,6 @@ static int read_request(struct hook *h) {
         r = tns_oci_time_offsets(config, to, &mask, err);
         if (r < 0)
                 return tns_log_errno(&hook_log, LOG_ERR, r, "%s: %s", path, err);
-        if (mask && kernel_applied(h->st.pid, to, mask))
-                mask = 0;
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 if (mask & (1U << c))
                         h->req.clocks[c] = (struct tns_clock_arg){.set = true, .spec = {TNS_OFFSET_RELATIVE, to[c]}};
@@ -162,7 +190,7 @@ static int read_request(struct hook *h) {
                 return tns_log_errno(
                         &hook_log, LOG_ERR, EINVAL,
                         "Container id '%s' is not a namespace name: set annotation " TNS_OCI_ANNOTATION_NAME, h->st.id);
-        return 0;
+        return check_kernel_timens(h);
 }
 
 /* timensd, detached: its own session, stdio away from the runtime's pipes
@@ -259,8 +287,8 @@ static int create_runtime(struct hook *h) {
         if (h->st.pid <= 0)
                 return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "The container state of %s has no \"pid\"", h->st.id);
         r = read_request(h);
-        if (r < 0)
-                return r;
+        if (r != 0)
+                return r < 0 ? r : 0;
         r = connect_daemon(h, &c);
         if (r < 0)
                 return r;

@@ -82,17 +82,22 @@ sys.exit(0 if "attach" in json.load(sys.stdin)["result"].get("capabilities", [])
                 skip "timensd has no attach operation yet (issue 7, the attach helper's piece): hook mode cannot run"
 }
 
-# The date and boottime inside, checked against the host around the run.
+# The date, boottime and /proc/uptime inside, checked against the host
+# around the run.
 check_inside() {
-        local d boot host_boot
+        local d boot up host_boot
         d=$(sed -n 1p <<<"$output")
         boot=$(sed -n 2p <<<"$output")
+        up=$(sed -n 3p <<<"$output" | cut -d' ' -f1)
+        up=${up%%.*}
         host_boot=$(host_ns boottime)
         assert_within "date +%s" $(((d - 1000 * 86400) * NSEC_PER_SEC)) $((t0 - NSEC_PER_SEC)) "$(host_ns realtime)"
         assert_near "CLOCK_BOOTTIME" $((boot - 10 * 86400 * NSEC_PER_SEC)) "$host_boot" $((3 * NSEC_PER_SEC))
+        [ -n "$up" ] || fail "no /proc/uptime line: $output"
+        assert_near "/proc/uptime" $(((up - 10 * 86400) * NSEC_PER_SEC)) "$host_boot" $((3 * NSEC_PER_SEC))
 }
 
-INSIDE='date +%s; clockprobe-static --vdso --ns boottime'
+INSIDE='date +%s; clockprobe-static --vdso --ns boottime; cat /proc/uptime'
 
 hooksd_test() {
         requires_runtime "$1"

@@ -105,14 +105,13 @@ check_listing() {
                 $(($(probe_ns CLOCK_REALTIME <<<"$host_before") - NSEC_PER_SEC)) "$(probe_ns CLOCK_REALTIME <<<"$host_after")"
 }
 
-# /proc/uptime is shifted by the /proc helper's piece (issue 6).
+# /proc/uptime inside: the host's boottime plus the offset (timensd's
+# FUSE cover over the container's own proc mount).
 check_uptime() {
         local up
         up=$(awk '$1 == "uptime" { print $2 }' <<<"$listing")
         up=${up%%.*}
-        if ((up < BOOT_OFF_NS / NSEC_PER_SEC)); then
-                skip "/proc/uptime is not shifted yet (issue 6, /proc/uptime and btime): every clock is"
-        fi
+        [ -n "$up" ] || fail "no uptime in the listing: $listing"
         assert_near "/proc/uptime" $((up * NSEC_PER_SEC)) \
                 $(($(probe_ns CLOCK_BOOTTIME <<<"$host_before") + BOOT_OFF_NS)) $((2 * NSEC_PER_SEC))
 }
@@ -174,6 +173,49 @@ hook_test() {
         oci_config_set "$b" "c['linux']['timeOffsets'] = {'monotonic': {'secs': 7200, 'nanosecs': 0}, 'boottime': {'secs': 864000}}"
         run_listing runc "$b" hook-to
         check_listing
+}
+
+# kernel_timens_state MONO BOOT [ANNOTATIONS-JSON]: a process in a kernel
+# time namespace with those offsets (what a runtime that honours
+# linux.timeOffsets makes), a bundle asking the same in linux.timeOffsets,
+# and the container state the hook gets for it, in $KT_STATE.
+kernel_timens_state() {
+        local mono=$1 boot=$2 ann=${3:-"{}"} b="$OCI_DIR/kt"
+        requires_kernel_timens
+        unshare -T --monotonic "$mono" --boottime "$boot" --fork sleep 60 &
+        BG_PIDS+=($!)
+        for ((i = 0; i < 100; i++)); do
+                KT_PID=$(pgrep -P "$!" -x sleep) && break
+                sleep 0.02
+        done
+        [ -n "$KT_PID" ] || fail "no process in a kernel time namespace"
+        mkdir -p "$b"
+        printf '{"ociVersion":"1.0.2","linux":{"timeOffsets":{"monotonic":{"secs":%d,"nanosecs":0},"boottime":{"secs":%d,"nanosecs":0}}}}' \
+                "$mono" "$boot" >"$b/config.json"
+        KT_STATE=$(printf '{"ociVersion":"1.0.2","id":"kt","status":"creating","pid":%d,"bundle":"%s","annotations":%s}' \
+                "$KT_PID" "$b" "$ann")
+}
+
+@test "hook: a container already in a kernel time namespace with the asked offsets gets nothing applied twice" {
+        kernel_timens_state 500 700
+        run -0 --separate-stderr "$HOOK" --socket "$SOCK" createRuntime <<<"$KT_STATE"
+        [[ "$stderr" == *"kernel time namespace with the asked offsets already: nothing to do"* ]] || fail "$stderr"
+        run -0 tns list
+        [[ "$output" == "No namespaces." ]] || fail "a namespace was made: $output"
+        # Its clocks are the kernel's: not moved a second time.
+        want=$(($(host_ns monotonic) + 500 * NSEC_PER_SEC))
+        got=$(nsenter -t "$KT_PID" -T "$HELPERS/clockprobe" --ns monotonic)
+        assert_near "monotonic" "$got" "$want" $((2 * NSEC_PER_SEC))
+}
+
+@test "hook: a kernel time namespace with offsets and realtime asked too is refused with a clear message" {
+        kernel_timens_state 500 700 '{"org.timens.realtime":"+1d"}'
+        run --separate-stderr "$HOOK" --socket "$SOCK" createRuntime <<<"$KT_STATE"
+        [ "$status" -ne 0 ]
+        [[ "$stderr" == *"is in a kernel time namespace with offsets (monotonic 500000000000 ns, boottime 700000000000 ns) other than those asked, or realtime is asked too"* ]] ||
+                fail "$stderr"
+        run -0 tns list
+        [[ "$output" == "No namespaces." ]] || fail "a namespace was made: $output"
 }
 
 # A malformed annotation stops the container before its program runs, with

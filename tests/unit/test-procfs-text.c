@@ -114,7 +114,10 @@ TEST(mountinfo_proc_dirs) {
                 "garbage\n"
                 "34 29 0:22 / /x rw - proc\n"
                 "35 29 0:22 / /y rw shared:3 master:2\n"
-                "36 29 0:23 / /z rw - proc proc rw";
+                "36 29 0:23 / /z rw - proc proc rw\n"
+                /* runc's read-only binds of parts of the container's proc */
+                "37 36 0:23 /sys /z/sys ro - proc proc rw\n"
+                "38 36 0:23 /sysrq-trigger /z/sysrq-trigger ro - proc proc rw";
 
         EXPECT_EQ(tns_mountinfo_proc_dirs(mi, dirs, 4), 4U);
         EXPECT_STREQ(dirs[0], "/run/c/rootfs/proc"); /* the shared /proc is left out */
