@@ -182,7 +182,7 @@ hook_test() {
 kernel_timens_state() {
         local mono=$1 boot=$2 ann=${3:-"{}"} b="$OCI_DIR/kt"
         requires_kernel_timens
-        unshare -T --monotonic "$mono" --boottime "$boot" --fork sleep 60 </dev/null >/dev/null 2>&1 3>&- &
+        setsid unshare -T --monotonic "$mono" --boottime "$boot" --fork sleep 60 </dev/null >/dev/null 2>&1 3>&- &
         BG_PIDS+=($!)
         for ((i = 0; i < 100; i++)); do
                 KT_PID=$(pgrep -P "$!" -x sleep) && break
