@@ -399,6 +399,18 @@ static int remap(struct exec_trace *t) {
         return restore_regs(t, &regs, r);
 }
 
+/* At a stop before the exec event: whether the execve is to be run again
+ * (interrupted by a signal with a restart code), not failed. */
+static bool exec_restarts(struct exec_trace *t) {
+        struct user_regs_struct regs;
+        int64_t rax;
+
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+                return false;
+        rax = (int64_t) regs.rax;
+        return (regs.orig_rax == SYS_execve || regs.orig_rax == SYS_execveat) && rax <= -512 && rax >= -516;
+}
+
 static void on_stop(struct exec_trace *t, int status) {
         enum tns_stop stop;
         int sig, r;
@@ -418,6 +430,20 @@ static void on_stop(struct exec_trace *t, int status) {
         case TNS_STOP_EXEC:
                 return on_exec_stop(t);
         default:
+                if (exec_restarts(t)) {
+                        /* Not failed: not begun. A filter without
+                         * WAIT_KILLABLE_RECV (a runtime's, in agent mode)
+                         * lets a signal, or our own interrupt, break the
+                         * wait for the reply: the execve is restarted and
+                         * comes to us again (trace_begin() then keeps this
+                         * trace and the fd it has). The signal is
+                         * delivered now, as it would have been. */
+                        if (stop == TNS_STOP_SIGNAL)
+                                t->held.n--;
+                        if (ptrace(PTRACE_CONT, t->tid, 0, stop == TNS_STOP_SIGNAL ? sig : 0) < 0)
+                                return trace_free(t);
+                        return;
+                }
                 /* The exec failed: an interrupt (or signal) stop with no
                  * exec event before it. */
                 (void) undo_addfd(t);
@@ -425,12 +451,35 @@ static void on_stop(struct exec_trace *t, int status) {
         }
 }
 
-static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata) {
-        struct tns_supervisor *s = userdata;
-        struct exec_trace *t = s->execs, *next;
+/* Whether we still trace tgid: a trace is given up only when it is not. */
+static bool traced_by_us(pid_t tgid) {
+        char path[64], line[128];
+        _cleanup_(fclosep) FILE *f = NULL;
+        int tracer = -1;
 
-        /* Signals coalesce: look at every exec in flight. */
-        for (; t; t = next) {
+        snprintf(path, sizeof(path), "/proc/%d/status", tgid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+                        break;
+        return tracer == getpid();
+}
+
+static void scan_execs(struct tns_supervisor *s);
+
+static int on_rescan(sd_event_source *src, uint64_t usec, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
+        scan_execs(s);
+        return 0;
+}
+
+/* Signals coalesce: look at every exec in flight. */
+static void scan_execs(struct tns_supervisor *s) {
+        bool unsure = false;
+
+        for (struct exec_trace *t = s->execs, *next; t; t = next) {
                 int status;
                 pid_t r;
 
@@ -441,11 +490,27 @@ static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, v
                         t->tid = t->tgid;
                         r = waitpid(t->tid, &status, __WALL | WNOHANG);
                 }
+                if (r < 0 && errno == ECHILD && traced_by_us(t->tgid)) {
+                        /* Mid-exchange of ids (de_thread): neither answers
+                         * for a moment, and the stop's SIGCHLD may have come
+                         * already. Look again shortly rather than lose it:
+                         * a lost trace leaves the program stopped for good. */
+                        unsure = true;
+                        continue;
+                }
                 if (r < 0)
                         trace_free(t);
                 else if (r > 0)
                         on_stop(t, status);
         }
+        if (unsure && !s->exec_rescan)
+                (void) sd_event_add_time_relative(s->event, &s->exec_rescan, CLOCK_MONOTONIC, 2000, 0, on_rescan, s);
+}
+
+static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        scan_execs(s);
         supervisor_wait_on_sigchld(s);
         return 0;
 }
@@ -504,6 +569,13 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         struct tns_proc_status st;
         int r;
 
+        if (kind == TRACE_EXEC)
+                for (struct exec_trace *old = s->execs; old; old = old->next)
+                        if (old->tid == (pid_t) req->pid && old->kind == TRACE_EXEC) {
+                                /* Its execve again, after a restart: the
+                                 * trace and the fd it was given stand. */
+                                return ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0 ? negative_errno() : 0;
+                        }
         if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
         r = thread_group_of(req->pid, &st.tgid);
@@ -559,6 +631,7 @@ void supervisor_exec_done(struct tns_supervisor *s) {
                 trace_free(s->execs);
         }
         s->sigchld = sd_event_source_disable_unref(s->sigchld);
+        s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
 }
 
 bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req) {

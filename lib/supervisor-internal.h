@@ -123,6 +123,7 @@ struct tns_supervisor {
         int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
         struct tns_wait_page_cache wait_pages[TNS_WAIT_PAGE_CACHE];
         sd_event_source *sigchld;
+        sd_event_source *exec_rescan; /* supervisor-exec.c: a trace to look at again */
         struct tns_registry *registry; /* supervisor-registry.c; NULL if unused */
         tns_supervisor_idle_fn idle_fn;
         void *idle_userdata;
