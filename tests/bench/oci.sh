@@ -12,7 +12,7 @@ set -euo pipefail
 readonly GOAL_MS=50
 readonly RUNS=${BENCH_OCI_RUNS:-15}
 
-builddir=$1
+builddir=$(realpath "$1") # the hook path goes into config.json: absolute
 timensd=$builddir/timensd
 timensctl=$builddir/timensctl
 hook=$builddir/timens-oci-hook
