@@ -175,3 +175,26 @@ show_output_on_failure() {
 teardown() {
         show_output_on_failure
 }
+
+# assert_loop_live FILE MONO_OFF_SEC [REALTIME_FROM_SEC]: the clockloop
+# writing FILE (tests/helpers/clockloop.c) still runs (a new line within
+# 0.3 s), and its latest line reads monotonic = host + MONO_OFF_SEC by the
+# vDSO and by the raw syscall, and realtime (both ways) within two minutes
+# after REALTIME_FROM_SEC if given. For tests that restart the supervisor
+# under a running program.
+assert_loop_live() {
+        local file=$1 mono_off=$2 rt_from=${3:-} n host_mono v seq rt_v rt_s mono_v mono_s _rest
+        n=$(wc -l <"$file")
+        sleep 0.3
+        (($(wc -l <"$file") > n)) || fail "the program writing $file stopped"
+        read -r seq rt_v rt_s mono_v mono_s _rest < <(tail -1 "$file")
+        host_mono=$(($(host_ns monotonic) / NSEC_PER_SEC))
+        for v in "$mono_v" "$mono_s"; do
+                ((v >= host_mono + mono_off - 2 && v <= host_mono + mono_off)) ||
+                        fail "line $seq: monotonic $v, want host $host_mono + $mono_off"
+        done
+        [ -n "$rt_from" ] || return 0
+        for v in "$rt_v" "$rt_s"; do
+                ((v >= rt_from && v < rt_from + 120)) || fail "line $seq: realtime $v, want $rt_from + <2 min"
+        done
+}
