@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
@@ -151,12 +152,27 @@ static int inflight_setup(struct manager *m) {
 
         if (fresh) {
                 fd = memfd_create("timensd-inflight", MFD_CLOEXEC);
-                if (fd < 0 || ftruncate(fd, 4096) < 0) {
+                if (fd < 0 || ftruncate(fd, (off_t) TNS_INFLIGHT_SIZE) < 0) {
                         safe_close(fd);
                         return negative_errno();
                 }
         }
-        slot = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (!fresh) {
+                struct stat st;
+
+                /* One from an older timensd (another layout): a new one. */
+                if (fstat(fd, &st) < 0 || (size_t) st.st_size != TNS_INFLIGHT_SIZE) {
+                        unstore_fd(m, "inflight");
+                        safe_close(fd);
+                        fresh = true;
+                        fd = memfd_create("timensd-inflight", MFD_CLOEXEC);
+                        if (fd < 0 || ftruncate(fd, (off_t) TNS_INFLIGHT_SIZE) < 0) {
+                                safe_close(fd);
+                                return negative_errno();
+                        }
+                }
+        }
+        slot = mmap(NULL, TNS_INFLIGHT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (slot == MAP_FAILED) {
                 int r = negative_errno();
 
@@ -300,7 +316,7 @@ void fdstore_done(struct manager *m) {
         m->state_fd = safe_close(m->state_fd);
         tns_supervisor_set_inflight(m->supervisor, NULL);
         if (m->inflight)
-                munmap(m->inflight, 4096);
+                munmap(m->inflight, TNS_INFLIGHT_SIZE);
         m->inflight = NULL;
         m->inflight_fd = safe_close(m->inflight_fd);
 }

@@ -26,6 +26,7 @@ struct member {
 struct listener {
         struct tns_supervisor *s;
         uint64_t serial; /* names its fd ("l.SERIAL", lib/state.h) */
+        int id_slot; /* its entry in the in-flight page's ids, -1 if none */
         int fd;
         pid_t root_pid;
         sd_event_source *src;
@@ -97,6 +98,11 @@ struct tns_wait_page_cache {
         pid_t tgid;
         uint64_t addr;
 };
+
+/* The kernel's "run the syscall again" (include/linux/errno.h): as the
+ * reply to a notification, the caller makes the call anew, through the
+ * filter (no signal needed: x86's exit path restarts it). */
+#define ERESTARTNOINTR 513
 
 /* Returns the syscall's result (value or -errno) for the reply, or
  * TNS_REPLY_CONTINUE to let the kernel run the call as it is. */

@@ -53,7 +53,6 @@
 #include "wait-convert.h"
 
 /* include/linux/errno.h: never seen by programs */
-#define ERESTARTNOINTR 513
 #define ERESTART_RESTARTBLOCK 516
 #define WAIT_PAGE_NAME "/memfd:timens-wait"
 #define WAIT_PAGE_MAGIC "timens-wait-pg1" /* 16 bytes with its NUL */

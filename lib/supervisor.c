@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/audit.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/timex.h>
 #include <sys/uio.h>
 
@@ -14,6 +17,7 @@
 #include "inject.h"
 #include "proc-util.h"
 #include "supervisor-internal.h"
+#include "supervisor-registry.h"
 #include "util.h"
 
 /* One notification being served: what the emulation's callbacks need. */
@@ -83,6 +87,8 @@ static int env_capabilities(void *userdata, uint64_t *ret) {
         *ret = c->status.cap_eff;
         return 0;
 }
+
+static void id_slot_release(struct listener *l);
 
 static struct member *member_find(struct listener *l, pid_t tgid) {
         for (struct member *m = l->members; m; m = m->next)
@@ -396,6 +402,7 @@ static void listener_free(struct listener *l) {
 
         snprintf(name, sizeof(name), "l.%" PRIu64, l->serial);
         supervisor_changed(s, name, -EBADF);
+        id_slot_release(l);
         while (l->members)
                 member_free(l->members);
         supervisor_procfs_free(l); /* hook: supervisor-procfs.c */
@@ -483,6 +490,8 @@ static void serve_received(struct listener *l) {
         uint64_t start;
 
         if (s->inflight) {
+                if (l->id_slot >= 0)
+                        __atomic_store_n(&s->inflight->ids[l->id_slot].last_id, s->req->id, __ATOMIC_RELEASE);
                 s->inflight->listener = l->serial;
                 memcpy(&s->inflight->req, s->req, sizeof(s->inflight->req));
                 __atomic_store_n(&s->inflight->busy, 1, __ATOMIC_RELEASE);
@@ -521,24 +530,173 @@ void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *
         s->inflight = slot;
 }
 
+/* The listener's entry in the in-flight page: its own from before a
+ * restart, else a free one. */
+static void id_slot_take(struct listener *l) {
+        struct tns_inflight *p = l->s->inflight;
+        int free_slot = -1;
+
+        l->id_slot = -1;
+        if (!p)
+                return;
+        for (int i = 0; i < TNS_INFLIGHT_LISTENERS; i++) {
+                if (p->ids[i].serial_plus1 == l->serial + 1) {
+                        l->id_slot = i;
+                        return;
+                }
+                if (free_slot < 0 && p->ids[i].serial_plus1 == 0)
+                        free_slot = i;
+        }
+        if (free_slot >= 0) {
+                p->ids[free_slot] = (struct tns_inflight_ids){.serial_plus1 = l->serial + 1};
+                l->id_slot = free_slot;
+        }
+}
+
+static void id_slot_release(struct listener *l) {
+        if (l->s->inflight && l->id_slot >= 0)
+                l->s->inflight->ids[l->id_slot] = (struct tns_inflight_ids){};
+        l->id_slot = -1;
+}
+
+/* How far past the last id received a lost one is looked for: ids of
+ * calls whose callers died meanwhile leave gaps. */
+#define LOST_ID_SPAN 16
+
+/* Threads of our namespaces' processes that wait for a notification's
+ * answer, seized and interrupted (at most max): the interrupt makes a
+ * thread whose call we answer -ERESTARTNOINTR run it again, as a signal
+ * would; one whose call was not received yet leaves its wait, and runs it
+ * again too. Either way the call comes back through the filter. */
+static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, size_t max) {
+        size_t n = 0;
+
+        for (struct tns_ns *ns = s->namespaces; ns && s->registry; ns = ns->next) {
+                pid_t pids[1024];
+                int k = tns_registry_processes(s->registry, ns, pids, ELEMENTSOF(pids));
+
+                for (int i = 0; i < k && i < (int) ELEMENTSOF(pids); i++) {
+                        _cleanup_(closedirp) DIR *d = NULL;
+                        char path[64];
+                        struct dirent *de;
+
+                        snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
+                        d = opendir(path);
+                        while (d && (de = readdir(d)) && n < max) {
+                                char wchan[64] = "";
+                                pid_t tid = (pid_t) atoi(de->d_name);
+                                FILE *f;
+
+                                if (tid <= 0)
+                                        continue;
+                                snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pids[i], tid);
+                                f = fopen(path, "re");
+                                if (f) {
+                                        if (!fgets(wchan, sizeof(wchan), f))
+                                                wchan[0] = '\0';
+                                        fclose(f);
+                                }
+                                if (!strstr(wchan, "seccomp_do_user_notification"))
+                                        continue;
+                                if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
+                                        continue;
+                                if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+                                        (void) ptrace(PTRACE_DETACH, tid, 0, 0);
+                                        continue;
+                                }
+                                tids[n++] = tid;
+                        }
+                }
+        }
+        return n;
+}
+
+/* Each kicked thread at its stop, let go (a signal it stopped for is
+ * delivered). Bounded: a thread that does not stop in a second is left
+ * traced until we exit, which lets it go too. */
+static void release_waiters(const pid_t *tids, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                for (unsigned tries = 0; tries < 1000; tries++) {
+                        int status, sig = 0;
+                        pid_t r = waitpid(tids[i], &status, __WALL | WNOHANG);
+
+                        if (r < 0)
+                                break;
+                        if (r == 0) {
+                                (void) usleep(1000);
+                                continue;
+                        }
+                        if (tns_stop_decode(status, &sig) == TNS_STOP_EXITED)
+                                break;
+                        if (tns_stop_decode(status, &sig) == TNS_STOP_SIGNAL) {
+                                (void) ptrace(PTRACE_DETACH, tids[i], 0, sig);
+                                break;
+                        }
+                        (void) ptrace(PTRACE_DETACH, tids[i], 0, 0);
+                        break;
+                }
+}
+
+static unsigned resend_lost(struct tns_supervisor *s) {
+        struct tns_inflight *p = s->inflight;
+        struct {
+                struct listener *l;
+                uint64_t id;
+        } lost[64];
+        unsigned n = 0;
+        pid_t tids[4096];
+        size_t n_tids;
+
+        for (struct listener *l = s->listeners; l; l = l->next) {
+                uint64_t last;
+
+                if (l->id_slot < 0 || (last = p->ids[l->id_slot].last_id) == 0)
+                        continue;
+                for (uint64_t id = last + 1; id <= last + LOST_ID_SPAN && n < ELEMENTSOF(lost); id++)
+                        if (seccomp_notify_id_valid(l->fd, id) >= 0)
+                                lost[n].l = l, lost[n++].id = id;
+        }
+        if (n == 0)
+                return 0;
+        n_tids = kick_waiters(s, tids, ELEMENTSOF(tids));
+        for (unsigned i = 0; i < n; i++)
+                respond(lost[i].l, lost[i].id, -ERESTARTNOINTR);
+        release_waiters(tids, n_tids);
+        return n;
+}
+
 int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
         struct tns_inflight *slot = s->inflight;
+        int served = 0;
 
-        if (!slot || !__atomic_load_n(&slot->busy, __ATOMIC_ACQUIRE))
+        if (!slot)
                 return 0;
-        for (struct listener *l = s->listeners; l; l = l->next) {
-                if (l->serial != slot->listener)
-                        continue;
-                /* Answered after all, or its caller gone: nothing to do. */
-                if (seccomp_notify_id_valid(l->fd, slot->req.id) < 0)
-                        break;
-                memset(s->req, 0, sizeof(*s->req));
-                memcpy(s->req, &slot->req, sizeof(slot->req));
-                serve_received(l);
-                return 1;
+        /* Entries of listeners that are gone. */
+        for (int i = 0; i < TNS_INFLIGHT_LISTENERS; i++) {
+                bool used = false;
+
+                for (struct listener *l = s->listeners; l && !used; l = l->next)
+                        used = l->id_slot == i;
+                if (!used)
+                        slot->ids[i] = (struct tns_inflight_ids){};
         }
+        if (__atomic_load_n(&slot->busy, __ATOMIC_ACQUIRE))
+                for (struct listener *l = s->listeners; l; l = l->next) {
+                        if (l->serial != slot->listener)
+                                continue;
+                        /* Answered after all, or its caller gone: nothing to do. */
+                        if (seccomp_notify_id_valid(l->fd, slot->req.id) < 0)
+                                break;
+                        memset(s->req, 0, sizeof(*s->req));
+                        memcpy(s->req, &slot->req, sizeof(slot->req));
+                        serve_received(l);
+                        served = 1;
+                        break;
+                }
         __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
-        return 0;
+        if (resend_lost(s) > 0)
+                tns_log(&s->log, LOG_INFO, "Sent calls lost in a receive back through the filter");
+        return served;
 }
 
 /* Without a usable vDSO here, namespaces get no image and members use the
@@ -646,6 +804,7 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
         (void) sd_event_source_set_description(l->src, "timens-listener");
         l->s = s;
         l->serial = serial;
+        id_slot_take(l);
         l->fd = TAKE_FD(owned);
         l->root_pid = root_pid;
         l->ns = tns_ns_ref(ns);

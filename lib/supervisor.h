@@ -123,17 +123,33 @@ void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor
  * in the fd store) accepts its answer from anyone. So the request is
  * copied, from receipt to answer, into memory that outlives the daemon
  * (a memfd it keeps): its successor serves it again. */
-#define TNS_INFLIGHT_MAGIC UINT64_C(0x544e53494e464c31) /* "TNSINFL1" */
+#define TNS_INFLIGHT_MAGIC UINT64_C(0x544e53494e464c32) /* "TNSINFL2" */
+/* A notification can also be lost inside the RECV itself: a SIGKILL there
+ * leaves it "sent" with no copy anywhere. Its id is the next after the
+ * last one received on its listener (ids grow, RECV takes them in order),
+ * so each listener's last id is kept here too: the successor finds such a
+ * call with SECCOMP_IOCTL_NOTIF_ID_VALID and answers -ERESTARTNOINTR,
+ * which makes the kernel run the syscall again — through the filter, to
+ * us, with its arguments. */
+#define TNS_INFLIGHT_LISTENERS 4096
+struct tns_inflight_ids {
+        uint64_t serial_plus1; /* 0: a free entry */
+        uint64_t last_id;
+};
 struct tns_inflight {
         uint64_t magic;
         uint64_t listener; /* its serial */
         uint32_t busy;
         uint32_t reserved;
         struct seccomp_notif req;
+        struct tns_inflight_ids ids[TNS_INFLIGHT_LISTENERS];
 };
+/* The size of the memory to give (whole pages). */
+#define TNS_INFLIGHT_SIZE ((sizeof(struct tns_inflight) + 4095) & ~(size_t) 4095)
 void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot);
 /* After a restore: serves the call the slot holds if its caller still
- * waits for it (1), or clears the slot (0). */
+ * waits for it (1, else 0), and sends calls lost inside a RECV back
+ * through the filter (-ERESTARTNOINTR). */
 int tns_supervisor_resume_inflight(struct tns_supervisor *s);
 
 /* Every fd the record names, as the change callback reported them: fn is

@@ -123,6 +123,10 @@ teardown() {
         [ "$before" = "$after" ] || fail "namespaces before: $before / after: $after"
         ((fds_after <= fds_before)) || fail "timensd fds: $fds_before before, $fds_after after"
         echo "# fds $fds_before -> $fds_after; $(grep -o 'stall_max_us [0-9]*' "$BATS_TEST_TMPDIR/hammer" | sort -k2 -n | tail -1)" >&3
+        # How often a death caught a call mid-way (answered from the
+        # in-flight page, or lost in a receive and sent back).
+        journal=$(sns journalctl -u timensd --no-pager)
+        echo "# calls answered from the in-flight page: $(grep -c 'Answered the call' <<<"$journal"); lost in a receive and sent back: $(grep -c 'Sent calls lost' <<<"$journal")" >&3
 }
 
 @test "watchdog: a frozen timensd is killed and restarted by systemd, the workload does not notice" {

@@ -164,8 +164,13 @@ int main(int argc, char *argv[]) {
         for (unsigned i = 0; i < procs; i++)
                 if (fork() == 0)
                         return run_process(threads);
-        while (wait(&status) > 0)
-                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        for (pid_t pid; (pid = wait(&status)) > 0;)
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                         rc = 1;
+                        if (WIFSIGNALED(status))
+                                fprintf(stderr, "hammer: process %d killed by signal %d (%s)%s\n", (int) pid,
+                                        WTERMSIG(status), strsignal(WTERMSIG(status)),
+                                        WCOREDUMP(status) ? ", core dumped" : "");
+                }
         return rc;
 }
