@@ -173,6 +173,7 @@ hook_test() {
         oci_config_set "$b" "c['linux']['timeOffsets'] = {'monotonic': {'secs': 7200, 'nanosecs': 0}, 'boottime': {'secs': 864000}}"
         run_listing runc "$b" hook-to
         check_listing
+        check_uptime
 }
 
 # kernel_timens_state MONO BOOT [ANNOTATIONS-JSON]: a process in a kernel
