@@ -133,7 +133,7 @@ static int kernel_timens(pid_t pid, int64_t got[TNS_CLASS_MAX]) {
 }
 
 /* What differs between the kernel time namespace's offsets (got) and the
- * request, as "monotonic +8m20s there, 0 asked; realtime asked (...)" in
+ * request, as "monotonic +8m20s there, 0 asked; realtime asked, ..." in
  * buf; "" if nothing does. Monotonic and boottime requests are always
  * relative (tns_offset_parse without dates); a realtime offset of 0 asks
  * for nothing. */
