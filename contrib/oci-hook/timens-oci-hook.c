@@ -99,15 +99,21 @@ static int read_all(int fd, char **ret, size_t *ret_len) {
 
 /* The kernel's own time namespace of the container, if the runtime made
  * one (a runtime newer than this machine's honours linux.timeOffsets, or
- * `time` in linux.namespaces): 1 and its offsets if the init is in a time
- * namespace other than ours, 0 if not. */
+ * `time` in linux.namespaces): 1 and its offsets if the container's
+ * program will run in a time namespace other than ours, 0 if not. That is
+ * the init's time_for_children: a runtime may unshare(CLONE_NEWTIME) and
+ * write the offsets in the init itself, which enters that namespace only
+ * at the exec of the program (exec_task_namespaces(), timens_on_fork());
+ * and timens_offsets shows that same namespace's offsets
+ * (proc_timens_show_offsets() reads time_ns_for_children). Where the init
+ * is in it already, its time and time_for_children are one. */
 static int kernel_timens(pid_t pid, int64_t got[TNS_CLASS_MAX]) {
         char path[64], line[128];
         struct stat self, target;
         _cleanup_(fclosep) FILE *f = NULL;
 
         memset(got, 0, sizeof(int64_t) * TNS_CLASS_MAX);
-        snprintf(path, sizeof(path), "/proc/%d/ns/time", (int) pid);
+        snprintf(path, sizeof(path), "/proc/%d/ns/time_for_children", (int) pid);
         if (stat("/proc/self/ns/time", &self) < 0 || stat(path, &target) < 0 || self.st_ino == target.st_ino)
                 return 0;
         snprintf(path, sizeof(path), "/proc/%d/timens_offsets", (int) pid);
@@ -126,37 +132,58 @@ static int kernel_timens(pid_t pid, int64_t got[TNS_CLASS_MAX]) {
         return 1;
 }
 
+/* What differs between the kernel time namespace's offsets (got) and the
+ * request, as "monotonic +8m20s there, 0 asked; realtime asked, ..." in
+ * buf; "" if nothing does. Monotonic and boottime requests are always
+ * relative (tns_offset_parse without dates); a realtime offset of 0 asks
+ * for nothing. */
+static void kernel_timens_diff(const struct tns_oci_request *req, const int64_t got[TNS_CLASS_MAX], char *buf,
+                               size_t size) {
+        const struct tns_clock_arg *rt = &req->clocks[TNS_CLASS_REALTIME];
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (int c = TNS_CLASS_MONOTONIC; c <= TNS_CLASS_BOOTTIME && n < size; c++) {
+                int64_t want = req->clocks[c].set ? req->clocks[c].spec.ns : 0;
+                char g[64], w[64];
+
+                if (want == got[c])
+                        continue;
+                (void) tns_offset_format(got[c], g, sizeof(g));
+                (void) tns_offset_format(want, w, sizeof(w));
+                n += (size_t) snprintf(buf + n, size - n, "%s%s %s there, %s asked", n ? "; " : "",
+                                       tns_class_name((enum tns_clock_class) c), g, w);
+        }
+        if (rt->set && (rt->spec.kind != TNS_OFFSET_RELATIVE || rt->spec.ns != 0) && n < size)
+                snprintf(buf + n, size - n, "%srealtime asked, which a kernel time namespace does not shift",
+                         n ? "; " : "");
+}
+
 /* Where the runtime already put the container in a kernel time namespace
  * with offsets: nothing is applied twice. 1 (nothing to do) if its
  * offsets are exactly what is asked and nothing else is (no realtime);
- * an error if anything else is asked, as timens cannot stack on it (the
- * container's vDSO reads would carry the kernel's offsets, the emulated
- * calls not). A kernel time namespace without offsets changes nothing. */
+ * an error naming what differs otherwise, as timens cannot stack on it
+ * (the container's vDSO reads would carry the kernel's offsets, the
+ * emulated calls not). A kernel time namespace without offsets changes
+ * nothing. */
 static int check_kernel_timens(const struct hook *h) {
-        int64_t got[TNS_CLASS_MAX], want;
-        bool same = true;
+        int64_t got[TNS_CLASS_MAX];
+        char diff[512];
 
         if (!kernel_timens(h->st.pid, got) || (got[TNS_CLASS_MONOTONIC] == 0 && got[TNS_CLASS_BOOTTIME] == 0))
                 return 0;
-        for (int c = TNS_CLASS_MONOTONIC; c <= TNS_CLASS_BOOTTIME; c++) {
-                const struct tns_clock_arg *a = &h->req.clocks[c];
-
-                want = a->set && a->spec.kind == TNS_OFFSET_RELATIVE ? a->spec.ns : 0;
-                if ((a->set && a->spec.kind != TNS_OFFSET_RELATIVE) || want != got[c])
-                        same = false;
-        }
-        if (same && !h->req.clocks[TNS_CLASS_REALTIME].set) {
+        kernel_timens_diff(&h->req, got, diff, sizeof(diff));
+        if (!diff[0]) {
                 tns_log(&hook_log, LOG_INFO,
                         "Container %s is in a kernel time namespace with the asked offsets already: nothing to do",
                         h->st.id);
                 return 1;
         }
         return tns_log_errno(&hook_log, LOG_ERR, EEXIST,
-                             "Container %s is in a kernel time namespace with offsets (monotonic %lld ns, boottime "
-                             "%lld ns) other than those asked, or realtime is asked too: timens cannot add to a kernel "
-                             "time namespace with offsets; drop the runtime's time namespace or the org.timens.* "
-                             "annotations",
-                             h->st.id, (long long) got[TNS_CLASS_MONOTONIC], (long long) got[TNS_CLASS_BOOTTIME]);
+                             "Container %s is in a kernel time namespace whose offsets are not what is asked (%s): "
+                             "timens cannot add to a kernel time namespace with offsets; drop the runtime's time "
+                             "namespace or the org.timens.* annotations",
+                             h->st.id, diff);
 }
 
 /* linux.timeOffsets first, the annotations over them. */

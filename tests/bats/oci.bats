@@ -173,6 +173,7 @@ hook_test() {
         oci_config_set "$b" "c['linux']['timeOffsets'] = {'monotonic': {'secs': 7200, 'nanosecs': 0}, 'boottime': {'secs': 864000}}"
         run_listing runc "$b" hook-to
         check_listing
+        check_uptime
 }
 
 # kernel_timens_state MONO BOOT [ANNOTATIONS-JSON]: a process in a kernel
@@ -180,20 +181,66 @@ hook_test() {
 # linux.timeOffsets makes), a bundle asking the same in linux.timeOffsets,
 # and the container state the hook gets for it, in $KT_STATE.
 kernel_timens_state() {
-        local mono=$1 boot=$2 ann=${3:-"{}"} b="$OCI_DIR/kt"
         requires_kernel_timens
-        setsid unshare -T --monotonic "$mono" --boottime "$boot" --fork sleep 60 </dev/null >/dev/null 2>&1 3>&- &
+        setsid unshare -T --monotonic "$1" --boottime "$2" --fork sleep 60 </dev/null >/dev/null 2>&1 3>&- &
         BG_PIDS+=($!)
         for ((i = 0; i < 100; i++)); do
                 KT_PID=$(pgrep -P "$!" -x sleep) && break
                 sleep 0.02
         done
         [ -n "$KT_PID" ] || fail "no process in a kernel time namespace"
+        kt_state "$@"
+}
+
+# kernel_timens_pre_exec_state MONO BOOT [ANNOTATIONS-JSON]: the same, for
+# a process that made the kernel time namespace and wrote its offsets but
+# is not in it yet (its time_for_children): it enters it at its next exec,
+# as the init of a runtime that unshares CLONE_NEWTIME in it would.
+kernel_timens_pre_exec_state() {
+        local self
+        requires_kernel_timens
+        rm -f "$OCI_DIR/kt-ready"
+        setsid python3 -c '
+import ctypes, sys, time
+if ctypes.CDLL(None, use_errno=True).unshare(0x80) != 0:  # CLONE_NEWTIME
+    sys.exit(1)
+with open("/proc/self/timens_offsets", "w") as f:
+    f.write("monotonic %s 0\nboottime %s 0\n" % (sys.argv[1], sys.argv[2]))
+open(sys.argv[3], "w").close()
+time.sleep(60)' "$1" "$2" "$OCI_DIR/kt-ready" </dev/null >/dev/null 2>&1 3>&- &
+        BG_PIDS+=($!)
+        KT_PID=$!
+        for ((i = 0; i < 100; i++)); do
+                [ -e "$OCI_DIR/kt-ready" ] && break
+                sleep 0.02
+        done
+        [ -e "$OCI_DIR/kt-ready" ] || fail "no process with a kernel time namespace for its children"
+        self=$(readlink /proc/self/ns/time)
+        [ "$(readlink "/proc/$KT_PID/ns/time")" = "$self" ] || fail "process $KT_PID is in a time namespace already"
+        [ "$(readlink "/proc/$KT_PID/ns/time_for_children")" != "$self" ] ||
+                fail "process $KT_PID made no time namespace for its children"
+        kt_state "$@"
+}
+
+# kt_state MONO BOOT [ANNOTATIONS-JSON]: the bundle and $KT_STATE for $KT_PID.
+kt_state() {
+        local mono=$1 boot=$2 ann=${3:-"{}"} b="$OCI_DIR/kt"
         mkdir -p "$b"
         printf '{"ociVersion":"1.0.2","linux":{"timeOffsets":{"monotonic":{"secs":%d,"nanosecs":0},"boottime":{"secs":%d,"nanosecs":0}}}}' \
                 "$mono" "$boot" >"$b/config.json"
         KT_STATE=$(printf '{"ociVersion":"1.0.2","id":"kt","status":"creating","pid":%d,"bundle":"%s","annotations":%s}' \
                 "$KT_PID" "$b" "$ann")
+}
+
+# kt_refused MESSAGE: the hook refuses $KT_STATE, saying MESSAGE, and
+# makes no namespace.
+kt_refused() {
+        run --separate-stderr "$HOOK" --socket "$SOCK" createRuntime <<<"$KT_STATE"
+        [ "$status" -ne 0 ] || fail "the hook accepted it: $stderr"
+        [[ "$stderr" == *"Container kt is in a kernel time namespace whose offsets are not what is asked ($1)"* ]] ||
+                fail "$stderr"
+        run -0 tns list
+        [[ "$output" == "No namespaces." ]] || fail "a namespace was made: $output"
 }
 
 @test "hook: a container already in a kernel time namespace with the asked offsets gets nothing applied twice" {
@@ -208,14 +255,24 @@ kernel_timens_state() {
         assert_near "monotonic" "$got" "$want" $((2 * NSEC_PER_SEC))
 }
 
-@test "hook: a kernel time namespace with offsets and realtime asked too is refused with a clear message" {
-        kernel_timens_state 500 700 '{"org.timens.realtime":"+1d"}'
-        run --separate-stderr "$HOOK" --socket "$SOCK" createRuntime <<<"$KT_STATE"
-        [ "$status" -ne 0 ]
-        [[ "$stderr" == *"is in a kernel time namespace with offsets (monotonic 500000000000 ns, boottime 700000000000 ns) other than those asked, or realtime is asked too"* ]] ||
-                fail "$stderr"
+@test "hook: an init whose kernel time namespace is its children's (entered at its exec) gets nothing applied twice" {
+        kernel_timens_pre_exec_state 500 700
+        run -0 --separate-stderr "$HOOK" --socket "$SOCK" createRuntime <<<"$KT_STATE"
+        [[ "$stderr" == *"kernel time namespace with the asked offsets already: nothing to do"* ]] || fail "$stderr"
         run -0 tns list
         [[ "$output" == "No namespaces." ]] || fail "a namespace was made: $output"
+}
+
+@test "hook: a kernel time namespace with offsets and realtime asked too is refused with a clear message" {
+        kernel_timens_state 500 700 '{"org.timens.realtime":"+1d"}'
+        kt_refused "realtime asked, which a kernel time namespace does not shift"
+}
+
+@test "hook: a kernel time namespace with other offsets than the asked ones is refused, naming them" {
+        kernel_timens_state 500 700 '{"org.timens.boottime":"+1h"}'
+        kt_refused "boottime +11m40s there, +1h asked"
+        kernel_timens_pre_exec_state 0 700 '{"org.timens.monotonic":"+1d","org.timens.boottime":"0"}'
+        kt_refused "monotonic 0 there, +1d asked; boottime +11m40s there, 0 asked"
 }
 
 # A malformed annotation stops the container before its program runs, with

@@ -118,7 +118,7 @@ stat() {
                 awk '{ a[NR] = $1 } END { printf "%.1f %.1f\n", a[int((NR + 1) / 2)] / 100, a[1] / 100 }'
 }
 
-printf '  %-34s %12s %12s %14s\n' "" "median ms" "fastest ms" "added (median)"
+printf '  %-34s %12s %12s %14s %8s\n' "" "median ms" "fastest ms" "added (median)" "ratio"
 for rt in runc crun; do
         [[ -n ${times[$rt-plain]:-} ]] || continue
         read -r base _ <<<"$(stat "$rt-plain")"
@@ -132,8 +132,11 @@ for rt in runc crun; do
                         continue
                 fi
                 read -r med min <<<"$(stat "$rt-$b")"
-                added=$(awk -v a="$med" -v b="$base" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%+.1f ms", a - b }')
-                printf '  %-34s %12s %12s %14s\n' "$local_label" "$med" "$min" "$([[ $b == plain ]] && echo - || echo "$added")"
+                # "added ratio": the median's difference and quotient to plain's.
+                read -r added ratio <<<"$(awk -v a="$med" -v b="$base" 'BEGIN {
+                        if (a == "n/a" || b == "n/a" || b == 0) print "n/a n/a"; else printf "%+.1fms %.2f\n", a - b, a / b }')"
+                [[ $b == plain ]] && added=-
+                printf '  %-34s %12s %12s %14s %8s\n' "$local_label" "$med" "$min" "${added/ms/ ms}" "$ratio"
         done
 done
 worst=$(for rt in runc crun; do

@@ -104,7 +104,7 @@ TEST(sysinfo_uptime) {
 }
 
 TEST(mountinfo_proc_dirs) {
-        char dirs[4][4096];
+        char dirs[8][4096];
         const char *mi =
                 "21 1 0:20 / /proc rw,nosuid shared:12 - proc proc rw\n"
                 "30 29 0:20 / /run/c/rootfs/proc rw,nosuid master:12 - proc proc rw\n"
@@ -117,9 +117,15 @@ TEST(mountinfo_proc_dirs) {
                 "36 29 0:23 / /z rw - proc proc rw\n"
                 /* runc's read-only binds of parts of the container's proc */
                 "37 36 0:23 /sys /z/sys ro - proc proc rw\n"
-                "38 36 0:23 /sysrq-trigger /z/sysrq-trigger ro - proc proc rw";
+                "38 36 0:23 /sysrq-trigger /z/sysrq-trigger ro - proc proc rw\n"
+                /* a bind of /proc/sys/kernel, and one of /proc/sys where
+                 * a /proc could be: its root, not its place, tells */
+                "39 29 0:23 /sys/kernel /k ro - proc proc rw\n"
+                "40 29 0:23 /sys /w/proc ro - proc proc rw";
 
-        EXPECT_EQ(tns_mountinfo_proc_dirs(mi, dirs, 4), 4U);
+        /* Room for more than the four /procs: the binds are left out, not
+         * cut off by max. */
+        EXPECT_EQ(tns_mountinfo_proc_dirs(mi, dirs, 8), 4U);
         EXPECT_STREQ(dirs[0], "/run/c/rootfs/proc"); /* the shared /proc is left out */
         EXPECT_STREQ(dirs[1], "/run/c/root fs/proc");
         EXPECT_STREQ(dirs[2], "/x");
