@@ -613,15 +613,13 @@ int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, s
 
 int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
         uint64_t addr;
-        int r;
 
         if (!l->s->vdso)
                 return -ENOENT;
         /* The offsets page is the memfd's second page wherever it is mapped;
          * a program without our vDSO has nothing to move. */
-        r = tns_proc_find_mapping(req->pid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, NULL);
-        if (r < 0)
-                return r;
+        if (!supervisor_ns_by_mapping(l->s, req->pid, &addr))
+                return -ENOENT;
         return trace_begin(l, req, ns, TRACE_REMAP, addr);
 }
 
@@ -650,5 +648,5 @@ bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif 
                 return false;
         /* ...and the program reads clocks through our image, which called
          * it: a program without it gets the emulated answer. */
-        return tns_proc_has_mapping(req->pid, "timens-vdso") > 0;
+        return tns_supervisor_maps_image(l->s, req->pid);
 }
