@@ -174,7 +174,7 @@ static bool is_our_memfd(int fd) {
 }
 
 /* How often a restarted supervisor tries to read a page it adopts before
- * it gives up on it: a page left mid-write by a predecessor killed in
+ * it takes it as torn: a page left mid-write by a predecessor killed in
  * publish() shows an odd sequence forever. */
 #define ADOPT_READ_TRIES 1000
 
@@ -185,7 +185,7 @@ int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, c
         int64_t offsets[TNS_CLASS_MAX];
         struct tns_offsets_page *p;
         struct stat st;
-        bool stored;
+        bool stored, torn;
 
         if (fstat(fd, &st) < 0)
                 return negative_errno();
@@ -203,11 +203,18 @@ int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, c
         p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, TNS_MEMFD_OFFSETS_PAGE);
         if (p == MAP_FAILED)
                 return negative_errno();
-        if (p->magic != TNS_PAGE_MAGIC || p->version != TNS_PAGE_VERSION || p->ns_id != id ||
-            tns_page_offsets_read(p, offsets, ADOPT_READ_TRIES) < 0) {
+        if (p->magic != TNS_PAGE_MAGIC || p->version != TNS_PAGE_VERSION || p->ns_id != id) {
                 munmap(p, TNS_PAGE_SIZE);
                 return -EBADMSG;
         }
+        /* A sequence that stays odd is a predecessor killed inside
+         * publish() (only a supervisor writes the page): each offset_ns
+         * is one atomic store, old or new, and publishing them again
+         * below makes the page whole. */
+        torn = tns_page_offsets_read(p, offsets, ADOPT_READ_TRIES) < 0;
+        if (torn)
+                for (int c = 0; c < TNS_CLASS_MAX; c++)
+                        offsets[c] = __atomic_load_n(&p->clocks[c].offset_ns, __ATOMIC_RELAXED);
         if (name && !(ns->name = strdup(name))) {
                 munmap(p, TNS_PAGE_SIZE);
                 return -ENOMEM;
@@ -239,6 +246,8 @@ int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, c
                 ns->next_sibling = parent->first_child;
                 parent->first_child = ns;
         }
+        if (torn)
+                publish(ns);
         *ret = TAKE_PTR(ns);
         return 0;
 }

@@ -40,14 +40,14 @@ static int child_mount(int sock) {
                         dir = mount_points[i];
         if (!dir)
                 return errno;
-        rw = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        rw = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rw < 0)
                 return errno;
         /* A bind of it on top, made read-only: the path now leads there. */
         if (mount(dir, dir, NULL, MS_BIND, NULL) < 0 ||
             mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
                 return errno;
-        ro = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ro = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (ro < 0)
                 return errno;
         if (tns_send_fd(sock, rw) < 0 || tns_send_fd(sock, ro) < 0)

@@ -28,7 +28,10 @@
 #include <sys/types.h>
 
 struct tns_page_store {
-        int rw_dir; /* O_PATH directory fds: the root of each mount */
+        /* Directory fds of the root of each mount; O_RDONLY, not O_PATH:
+         * systemd's fd store refuses O_PATH fds (it polls what it keeps,
+         * and tolerates only EPERM, a file's answer). */
+        int rw_dir;
         int ro_dir;
         dev_t dev; /* the tmpfs's st_dev */
 };

@@ -126,6 +126,7 @@ struct tns_supervisor {
          * namespace; pages_failed: could not be made, memfds instead. */
         struct tns_page_store pages;
         bool pages_failed;
+        bool exiting; /* in tns_supervisor_free(): nothing is gone for good */
         struct tns_vdso_host *vdso; /* NULL: no vDSO injection */
         struct exec_trace *execs;
         unsigned n_execs;

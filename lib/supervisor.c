@@ -217,7 +217,13 @@ struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
 
 /* The list holds no reference: a namespace unlinks itself when freed. */
 static void ns_freed(struct tns_ns *ns, void *userdata) {
+        struct tns_supervisor *s = userdata;
         char name[32];
+
+        /* Not gone when we exit: a successor adopts it from the fd store,
+         * by its name in the store's tmpfs, which goes with its last fd. */
+        if (s->exiting)
+                ns->store = NULL;
 
         snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
         supervisor_changed(userdata, name, -EBADF);
@@ -780,6 +786,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         if (!s)
                 return NULL;
+        s->exiting = true;
         supervisor_wait_done(s);
         supervisor_exec_done(s);
         supervisor_attach_done(s);
