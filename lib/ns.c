@@ -21,9 +21,13 @@ static int memfd_new(size_t size) {
                 fd = memfd_create("timens-vdso", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd < 0)
                 return negative_errno();
-        if (ftruncate(fd, (off_t) size) < 0) {
+        /* As the store's files: no write bits for anyone who reopens it
+         * (its holder's own description stays writable). */
+        if (ftruncate(fd, (off_t) size) < 0 || fchmod(fd, 0444) < 0) {
+                int r = negative_errno();
+
                 safe_close(fd);
-                return negative_errno();
+                return r;
         }
         return fd;
 }

@@ -149,9 +149,14 @@ int tns_proc_parse_maps_line(const char *line, uint64_t *ret_start, uint64_t *re
 int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t dev, uint64_t ino, void *userdata),
                                void *userdata, uint64_t *ret_addr, void **ret_match) {
         _cleanup_(fclosep) FILE *f = NULL;
-        char path[64], line[512];
+        char path[64], line[512], field[32];
         bool whole = true;
 
+        /* The offset as show_map_vma() prints it: a cheap filter before
+         * the parse, which tells the field from a path holding its text
+         * (a JVM has hundreds of lines, and this runs per trapped call of
+         * a process that moved namespace). */
+        snprintf(field, sizeof(field), " %08" PRIx64 " ", offset);
         snprintf(path, sizeof(path), "/proc/%d/maps", pid);
         f = fopen(path, "re");
         if (!f)
@@ -164,7 +169,8 @@ int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t 
 
                 /* The rest of a long line (a long path) is no line. */
                 whole = strchr(line, '\n') != NULL;
-                if (!starts || tns_proc_parse_maps_line(line, &lo, &off, &dev, &ino) < 0 || off != offset || ino == 0)
+                if (!starts || !strstr(line, field) || tns_proc_parse_maps_line(line, &lo, &off, &dev, &ino) < 0 ||
+                    off != offset || ino == 0)
                         continue;
                 m = match(dev, ino, userdata);
                 if (m) {
