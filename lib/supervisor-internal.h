@@ -53,6 +53,7 @@ struct exec_trace {
         int target_fd;
         struct tns_ns *ns;
         struct tns_held_signals held;
+        bool released; /* nothing more to do: detach at its next stop, or reap its exit */
         struct exec_trace *next;
 };
 
