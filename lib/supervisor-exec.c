@@ -705,6 +705,23 @@ int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, 
         return r == -ESRCH ? -ENOENT : r;
 }
 
+void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
+        struct exec_trace *t;
+
+        /* Past the cap of traces in flight: it is one already made, and
+         * must not be lost. Without memory or SIGCHLD, nothing can be
+         * done for it. */
+        if (supervisor_ensure_sigchld(s) < 0)
+                return;
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return;
+        *t = (struct exec_trace){.s = s, .tid = tid, .tgid = tgid, .target_fd = INT_MAX, .released = true};
+        t->next = s->execs;
+        s->execs = t;
+        s->n_execs++;
+}
+
 void supervisor_exec_done(struct tns_supervisor *s) {
         while (s->execs) {
                 (void) ptrace(PTRACE_DETACH, s->execs->tid, 0, 0);
