@@ -41,6 +41,9 @@ static void help(void) {
                "sees it (the host's pid namespace).\n"
                "\n"
                "The namespace made here goes when the last attached process has exited.\n"
+               "Users other than root attach only their own processes: one of the tree\n"
+               "that is not (a setuid program, say) is skipped with what runs under it,\n"
+               "and named on standard error.\n"
                "A process that already has a seccomp listener (another supervisor, a\n"
                "container runtime's seccomp agent) cannot be attached. See timensctl(1).\n");
 }
@@ -170,8 +173,8 @@ int verb_attach(int argc, char *argv[], struct ctl_options *o) {
         r = ctl_connect_or_start(o, &c);
         if (r < 0)
                 return ctl_exit(r);
-        /* A tree of many processes takes a while: a few ms each, and up to
-         * two seconds for one that will not stop. */
+        /* A tree of many processes takes a while: timensd bounds a request
+         * to about two seconds (lib/supervisor.h). */
         tns_client_set_timeout(c, 60000);
         r = ctl_call(c, &req, NULL, 0, &res);
         if (r < 0)
