@@ -219,24 +219,44 @@ EOF
                 "$DAEMON_DIR/log"
 }
 
-# kill_loop N: N children, each SIGKILLed as soon as its exec is done
-# (its /proc/PID/exe is the new program): while timensd injects our vDSO.
-# `wait` hangs on a zombie still traced by timensd: bounded by tns's timeout.
+# kill_loop N: N children, each SIGKILLed the moment it is seen in its
+# ptrace stop after its exec (state t: the supervisor injects our vDSO),
+# or once it runs. Python: a shell's polling is too slow for that window.
+# A child not reaped within 10 s is a zombie still traced by the
+# supervisor (its parent cannot reap it before the tracer has).
 kill_loop() {
-        cat >"$PRIV/kill-loop.sh" <<'EOF'
-sleep_bin=$(readlink -f /bin/sleep)
-for ((i = 0; i < $1; i++)); do
-        /bin/sleep 100 &
-        p=$!
-        for ((j = 0; j < 2000; j++)); do
-                [ "$(readlink /proc/$p/exe 2>/dev/null)" = "$sleep_bin" ] && break
-        done
-        kill -9 $p
-        wait $p 2>/dev/null
-done
-echo done
+        cat >"$PRIV/kill-loop.py" <<'EOF'
+import os, signal, sys, time
+# N children, each SIGKILLed the moment it is seen in a ptrace stop ('t')
+# after its exec (or once its exec is done): while the supervisor injects.
+n = int(sys.argv[1])
+prog = os.path.realpath("/bin/sleep")
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        os.execv(prog, [prog, "100"])
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                st = f.read()
+            state = st[st.rindex(b")") + 2:st.rindex(b")") + 3]
+            if state == b"t" and os.readlink(f"/proc/{pid}/exe") == prog:
+                break
+            if state == b"S" and os.readlink(f"/proc/{pid}/exe") == prog:
+                break
+        except OSError:
+            pass
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.monotonic() > deadline:
+            print(f"child {pid} not reaped within 10 s", file=sys.stderr)
+            sys.exit(1)
+        time.sleep(0.001)
+print("done")
 EOF
-        run -0 --separate-stderr tns run --realtime +1d -- bash "$PRIV/kill-loop.sh" "$1"
+        run -0 --separate-stderr tns run --realtime +1d -- python3 "$PRIV/kill-loop.py" "$1"
         [ "$output" = "done" ]
 }
 
