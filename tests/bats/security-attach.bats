@@ -157,6 +157,33 @@ make_setuid_sleep() {
         assert_attached "$suid"
 }
 
+@test "a process that runs as the member but can become root again (saved uid 0) is skipped" {
+        local tree child
+        # As a setuid-root program that dropped its euid for a while (su,
+        # sudo): the euid /proc/PID shows is the member's, the saved uid
+        # root's. Seen only once the process is stopped.
+        bg bash -c 'python3 -c "import os, time; os.setgroups([]); os.setresgid($2, $2, $2); os.setresuid($1, $1, 0); time.sleep(1000)" &
+                exec setpriv --reuid="$1" --regid="$2" --init-groups /bin/sleep 1000' tree "$(id -u "$MEMBER")" \
+                "$(id -g "$MEMBER")"
+        tree=${BG_PIDS[-1]}
+        child=$(wait_children "$tree" 1)
+        wait_exec "$tree" /bin/sleep
+        for ((i = 0; i < 200; i++)); do
+                [ "$(awk '$1 == "Uid:" { print $4 }' "/proc/$child/status")" = 0 ] &&
+                        [ "$(stat -c %u "/proc/$child")" = "$(id -u "$MEMBER")" ] && break
+                sleep 0.05
+        done
+        [ "$(awk '$1 == "Uid:" { print $3 "/" $4 }' "/proc/$child/status")" = "$(id -u "$MEMBER")/0" ] ||
+                fail "process $child: $(grep Uid: "/proc/$child/status")"
+        run -0 --separate-stderr as_member "$TIMENSCTL" attach "$tree"
+        [[ $stderr == *"Skipped process $child"*"another user"* ]]
+        assert_untouched "$child"
+        assert_attached "$tree"
+        run -1 --separate-stderr as_member "$TIMENSCTL" attach "$child"
+        [[ $stderr == *"is not yours to attach: it runs as another user"* ]]
+        assert_untouched "$child"
+}
+
 @test "a member's own process that is not dumpable is skipped (it asked not to be traced)" {
         local tree child
         bg setpriv --reuid="$MEMBER" --regid="$MEMBER" --init-groups bash -c \
