@@ -13,7 +13,6 @@
 #define U 1000
 #define G 1000
 
-
 /* uid, gid: real, effective, saved, fs; then /proc/PID/status's owner,
  * CapPrm, the user namespace. */
 #define CREDS(u0, u1, u2, u3, g0, g1, g2, g3, du, dg, cap, ns)                                                         \
