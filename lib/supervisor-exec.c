@@ -697,9 +697,8 @@ int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, 
                 return -ENOENT;
         /* The offsets page is the memfd's second page wherever it is mapped;
          * a program without our vDSO has nothing to move. */
-        r = tns_proc_find_mapping(req->pid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, NULL);
-        if (r < 0)
-                return r;
+        if (!supervisor_ns_by_mapping(l->s, req->pid, &addr))
+                return -ENOENT;
         r = trace_begin(l, req, ns, TRACE_REMAP, addr);
         /* A caller killed meanwhile has nothing left to move. */
         return r == -ESRCH ? -ENOENT : r;
@@ -747,5 +746,5 @@ bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif 
                 return false;
         /* ...and the program reads clocks through our image, which called
          * it: a program without it gets the emulated answer. */
-        return tns_proc_has_mapping(req->pid, "timens-vdso") > 0;
+        return tns_supervisor_maps_image(l->s, req->pid);
 }

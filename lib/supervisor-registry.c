@@ -256,16 +256,9 @@ static bool walk_has(const struct walk *w, pid_t pid) {
 
 /* The namespace whose offsets page a process maps: every program exec'd
  * with our vDSO, and what it forks, orphans included (as supervisor.c's
- * ns_by_mapping names callers). */
+ * supervisor_ns_by_mapping names callers). */
 static struct tns_ns *ns_by_mapping(struct tns_registry *r, pid_t pid) {
-        uint64_t addr, ino;
-
-        if (tns_proc_find_mapping(pid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, &ino) < 0)
-                return NULL;
-        for (struct tns_ns *ns = r->s->namespaces; ns; ns = ns->next)
-                if (ns->page_ino == ino)
-                        return ns;
-        return NULL;
+        return supervisor_ns_by_mapping(r->s, pid, NULL);
 }
 
 /* Processes that map the namespace's offsets page: every program exec'd

@@ -181,3 +181,8 @@ void tns_supervisor_foreach_fd(struct tns_supervisor *s, tns_supervisor_fd_fn fn
 void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_idle_fn fn, void *userdata);
 
 const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s);
+
+/* Whether pid maps the vDSO image of one of our namespaces (known by the
+ * file's device and inode, not its name): a program exec'd under one of
+ * our filters. */
+bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid);
