@@ -283,6 +283,8 @@ for i in range(n):
         time.sleep(0.001)
 print("done")
 EOF
+        # 200 forks, execs and injections: generous on a loaded machine.
+        local TIMEOUT=$((TIMEOUT * 3))
         run -0 --separate-stderr tns run --realtime +1d -- python3 "$PRIV/kill-loop.py" "$1"
         [ "$output" = "done" ]
 }
