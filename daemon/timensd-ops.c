@@ -466,7 +466,8 @@ static int attach_error(struct op_ctx *x, int r, pid_t pid, const struct tns_att
         switch (r) {
         case -EACCES:
                 return fail(x, TNS_ERR_PERMISSION_DENIED,
-                            "process %d is not yours to attach: %s (only root may attach another user's processes)",
+                            "process %d is not yours to attach: %s; only root may attach processes that are not "
+                            "the caller's",
                             (int) pid, rep->root_denied ?: "not yours");
         case -ESRCH:
                 return fail(x, TNS_ERR_NOT_FOUND, "process %d exited", (int) pid);
@@ -559,6 +560,8 @@ static json_object *attach_json(const struct tns_attach_report *rep) {
         return TAKE_PTR(o);
 }
 
+#define ATTACH_SKIPS_LOGGED 16
+
 static int op_attach(struct op_ctx *x) {
         _cleanup_free_ struct tns_attach_report *rep = calloc(1, sizeof(*rep));
         /* Who asks is who connected (SO_PEERCRED): root may attach
@@ -589,6 +592,11 @@ static int op_attach(struct op_ctx *x) {
         log_ns(x, ns,
                "Attached process %d (%u processes, %u failed, %u skipped: not the caller's) to namespace %" PRIu64,
                (int) pid, rep->n_attached, rep->n_failed, rep->n_skipped, ns->id);
+        /* Who tried to attach what was not theirs is for the operator to
+         * know; a few lines per request, not one per process of a tree. */
+        for (unsigned i = 0; i < rep->n_skipped && i < ATTACH_SKIPS_LOGGED; i++)
+                log_ns(x, ns, "Skipped process %d of the tree of %d, asked by uid %u: %s", (int) rep->skipped[i].pid,
+                       (int) pid, (unsigned) x->p->uid, rep->skipped[i].reason);
         res = attach_json(rep);
         ns_obj = ns_json(x, ns, false);
         if (!res || !ns_obj || json_object_object_add(res, "namespace", ns_obj) < 0) {

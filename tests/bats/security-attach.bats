@@ -126,6 +126,8 @@ make_setuid_sleep() {
         assert_attached "$tree"
         assert_attached "$own"
         grep -q "1 skipped: not the caller's" "$DAEMON_DIR/log"
+        grep -q "Skipped process $suid of the tree of $tree, asked by uid $(id -u "$MEMBER"): it runs as another user" \
+                "$DAEMON_DIR/log"
 }
 
 @test "the reply lists skipped processes with the reason (JSON)" {
