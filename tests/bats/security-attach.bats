@@ -223,6 +223,62 @@ make_setuid_sleep() {
         assert_attached "$tree"
 }
 
+@test "a member's process in a user namespace it made (capabilities there only) is attached" {
+        local tree child
+        as_member unshare -U -r true 2>/dev/null || skip "the member cannot create user namespaces here"
+        bg setpriv --reuid="$MEMBER" --regid="$MEMBER" --init-groups bash -c 'unshare -U -r /bin/sleep 1000 & wait' tree
+        tree=${BG_PIDS[-1]}
+        child=$(wait_children "$tree" 1)
+        wait_exec "$child" /bin/sleep
+        [ "$(awk '$1 == "CapPrm:" { print $2 }' "/proc/$child/status")" != 0000000000000000 ] ||
+                fail "process $child has no capabilities in its user namespace"
+        run -0 --separate-stderr as_member "$TIMENSCTL" attach "$tree"
+        [[ $output == *"Attached 2 processes."* ]]
+        [[ $stderr != *Skipped* ]]
+        assert_attached "$child"
+}
+
+@test "a process running as the member in root's user namespace (root of a container mapped to the member) is skipped" {
+        local tree child
+        # Root makes the user namespace (so owns it) and maps its root to
+        # the member: the process's ids read as the member's from here,
+        # its capabilities are those of a user namespace the member does
+        # not own.
+        # (The maps written by hand, newuidmap may be missing; the child
+        # waits for them before it runs anything: an exec unmapped would
+        # lose its capabilities.)
+        cat >"$PRIV/userns-root.py" <<'EOF'
+import ctypes, os, time
+ctypes.CDLL(None, use_errno=True).unshare(0x10000000)  # CLONE_NEWUSER
+while not open("/proc/self/gid_map").read():
+    time.sleep(0.01)
+os.setgroups([])
+os.setresgid(0, 0, 0)
+os.setresuid(0, 0, 0)
+os.execv("/bin/sleep", ["sleep", "1000"])
+EOF
+        bg bash -c 'python3 "$3" &
+                child=$!
+                for ((i = 0; i < 200; i++)); do
+                        [ "$(readlink /proc/$child/ns/user)" != "$(readlink /proc/self/ns/user)" ] && break
+                        sleep 0.05
+                done
+                echo "0 $1 1" >/proc/$child/uid_map
+                echo "0 $2 1" >/proc/$child/gid_map
+                exec setpriv --reuid="$1" --regid="$2" --init-groups /bin/sleep 1000' tree "$(id -u "$MEMBER")" \
+                "$(id -g "$MEMBER")" "$PRIV/userns-root.py"
+        tree=${BG_PIDS[-1]}
+        wait_exec "$tree" /bin/sleep
+        child=$(wait_children "$tree" 1)
+        wait_exec "$child" /bin/sleep
+        [ "$(awk '$1 == "Uid:" { print $2 $3 $4 $5 }' "/proc/$child/status")" = "$(printf '%s' "$(id -u "$MEMBER")"{,,,})" ] ||
+                skip "unshare could not map the member: $(grep Uid: "/proc/$child/status")"
+        run -0 --separate-stderr as_member "$TIMENSCTL" attach "$tree"
+        [[ $stderr == *"Skipped process $child"*"capabilities"* ]]
+        assert_untouched "$child"
+        assert_attached "$tree"
+}
+
 @test "an exec with a full fd table runs, un-injected, its clocks shifted, never left stopped" {
         local want
         # Python's fds are close-on-exec: the exec finds no free fd for the
