@@ -216,7 +216,7 @@ static void handle_entrant(struct entrants *e, pid_t pid, uint32_t pidns, uint64
                 unwatch(e, pidns);
                 r = -ESRCH;
         } else
-                r = rep ? tns_registry_attach(e->m->registry, ns, pid, flags, rep) : -ENOMEM;
+                r = rep ? tns_registry_attach(e->m->registry, ns, pid, flags, NULL, rep) : -ENOMEM;
         if (r >= 0) {
                 if (rep->root_continued)
                         continue_parent(e, pid);

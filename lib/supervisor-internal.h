@@ -54,6 +54,7 @@ struct exec_trace {
         int target_fd;
         struct tns_ns *ns;
         struct tns_held_signals held;
+        bool released; /* nothing more to do: detach at its next stop, or reap its exit */
         struct exec_trace *next;
 };
 
@@ -183,6 +184,9 @@ void supervisor_exec_done(struct tns_supervisor *s);
 int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req);
 /* The caller of req, which moved to ns, maps ns's offsets page where it
  * mapped its old one, before it returns to its own code. */
+/* A thread attach.c could not detach (lib/attach.h, tns_attach_orphan_fn):
+ * waited for as a released exec trace, detached at its stop or reaped. */
+void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid);
 int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 /* Whether a clock call at ip is our image calling through to the kernel's
  * vDSO, whose fallback syscall must then run unchanged (the image adds the

@@ -539,14 +539,14 @@ static int attach_listener(int fd, pid_t pid, void *userdata) {
 }
 
 int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, unsigned flags,
-                        struct tns_attach_report *ret) {
+                        const struct tns_attach_owner *owner, struct tns_attach_report *ret) {
         unsigned listeners, pinned, room, total;
         bool live;
 
         count_processes(r, ns, &listeners, &pinned, &live);
         room = listeners < TNS_MAX_LISTENERS_PER_NS ? TNS_MAX_LISTENERS_PER_NS - listeners : 0;
         total = r->s->stats.listeners < TNS_MAX_LISTENERS ? TNS_MAX_LISTENERS - r->s->stats.listeners : 0;
-        return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, attach_listener,
+        return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, owner, attach_listener,
                                      &(struct attach_ctx){r, ns}, ret);
 }
 

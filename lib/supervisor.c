@@ -591,7 +591,7 @@ static void id_slot_release(struct listener *l) {
  * thread whose call we answer -ERESTARTNOINTR run it again, as a signal
  * would; one whose call was not received yet leaves its wait, and runs it
  * again too. Either way the call comes back through the filter. */
-static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, size_t max) {
+static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, pid_t *tgids, size_t max) {
         size_t n = 0;
 
         for (struct tns_ns *ns = s->namespaces; ns && s->registry; ns = ns->next) {
@@ -624,10 +624,13 @@ static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, size_t max) {
                                 if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
                                         continue;
                                 if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
-                                        (void) ptrace(PTRACE_DETACH, tid, 0, 0);
+                                        /* Killed since: not in a stop, so
+                                         * not detachable, and ours to reap. */
+                                        supervisor_trace_orphan(s, tid, pids[i]);
                                         continue;
                                 }
                                 tids[n++] = tid;
+                                tgids[n - 1] = pids[i];
                         }
                 }
         }
@@ -635,27 +638,30 @@ static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, size_t max) {
 }
 
 /* Each kicked thread at its stop, let go (a signal it stopped for is
- * delivered). Bounded: a thread that does not stop in a second is left
- * traced until we exit, which lets it go too. */
-static void release_waiters(const pid_t *tids, size_t n) {
+ * delivered). Bounded, a second for all of them: every clock call waits
+ * meanwhile. A thread that has not stopped by then (or cannot be detached)
+ * cannot be let go yet (PTRACE_DETACH needs a stop): it is waited for as
+ * a released trace (supervisor-exec.c), detached at its stop or reaped,
+ * never left traced. */
+static void release_waiters(struct tns_supervisor *s, const pid_t *tids, const pid_t *tgids, size_t n) {
+        unsigned budget = 1000; /* ms */
+
         for (size_t i = 0; i < n; i++)
-                for (unsigned tries = 0; tries < 1000; tries++) {
+                for (;;) {
                         int status, sig = 0;
                         pid_t r = waitpid(tids[i], &status, __WALL | WNOHANG);
 
                         if (r < 0)
                                 break;
-                        if (r == 0) {
+                        if (r == 0 && budget > 0) {
                                 (void) usleep(1000);
+                                budget--;
                                 continue;
                         }
-                        if (tns_stop_decode(status, &sig) == TNS_STOP_EXITED)
+                        if (r > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED)
                                 break;
-                        if (tns_stop_decode(status, &sig) == TNS_STOP_SIGNAL) {
-                                (void) ptrace(PTRACE_DETACH, tids[i], 0, sig);
-                                break;
-                        }
-                        (void) ptrace(PTRACE_DETACH, tids[i], 0, 0);
+                        if (r == 0 || ptrace(PTRACE_DETACH, tids[i], 0, sig) < 0)
+                                supervisor_trace_orphan(s, tids[i], tgids[i]);
                         break;
                 }
 }
@@ -667,7 +673,7 @@ static unsigned resend_lost(struct tns_supervisor *s) {
                 uint64_t id;
         } lost[64];
         unsigned n = 0;
-        pid_t tids[4096];
+        pid_t tids[4096], tgids[4096];
         size_t n_tids;
 
         for (struct listener *l = s->listeners; l; l = l->next) {
@@ -681,10 +687,10 @@ static unsigned resend_lost(struct tns_supervisor *s) {
         }
         if (n == 0)
                 return 0;
-        n_tids = kick_waiters(s, tids, ELEMENTSOF(tids));
+        n_tids = kick_waiters(s, tids, tgids, ELEMENTSOF(tids));
         for (unsigned i = 0; i < n; i++)
                 respond(lost[i].l, lost[i].id, -ERESTARTNOINTR);
-        release_waiters(tids, n_tids);
+        release_waiters(s, tids, tgids, n_tids);
         return n;
 }
 
