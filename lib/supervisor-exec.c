@@ -221,7 +221,9 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
         if (kernel_vdso_of(req->pid, &kernel) < 0 || kernel != kernel_base || base != second || (int64_t) base < 0 ||
             mem_read(mem, base + TNS_MEMFD_OFFSETS_PAGE, &page, sizeof(page)) < 0 || page.magic != TNS_PAGE_MAGIC)
                 r = -EBADMSG;
-        if (r >= 0 && seccomp_notify_id_valid(l->fd, req->id) < 0)
+        /* A program killed during its marker call (its mm going) fails the
+         * reads above too: gone is no failure to report. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
