@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# What timensd does with ptrace, attacked (docs/SECURITY-ptrace.md): a
+# What timensd does with ptrace, attacked (docs/SECURITY.md, "What timensd does with ptrace"): a
 # member of the daemon's group attaches its own tree, in which a setuid
 # root program, a process that asked not to be traced and one with
 # capabilities run; an exec with a full fd table; children killed right
