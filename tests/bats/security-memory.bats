@@ -7,7 +7,7 @@
 # docs/SECURITY.md says why each holds.
 
 # $DAEMON_DIR, $DAEMON_PID and $SOCK come from daemon-helpers.bash.
-# shellcheck disable=SC2154
+# shellcheck disable=SC2154,SC2153
 
 load helpers
 load daemon-helpers
