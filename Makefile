@@ -125,7 +125,7 @@ PATHS_USERS := $(BUILDDIR)/daemon/timensctl-oci-config.o $(BUILDDIR)/daemon/time
 
 PROGRAMS := $(BUILDDIR)/timensctl $(BUILDDIR)/timensd $(BUILDDIR)/timens-oci-hook
 
-.PHONY: all programs check check-quick demo bench lint fuzz install uninstall deps deps-auto clean \
+.PHONY: all programs check check-quick demo bench lint fuzz install uninstall deps deps-auto deps-demo clean \
 	tests unit live bats asan-check fuzz-smoke FORCE
 
 all: $(PROGRAMS) tests
@@ -209,12 +209,17 @@ build-fuzz/fuzz-proto: $(TIMENSD_CORE_SRCS) $(wildcard daemon/*.h)
 deps:
 	scripts/deps.sh build test
 
-# demo and check install what is missing on their own (a fresh Debian 12).
+# demo and check install what is missing on their own (a fresh Debian 12):
+# demo only what building and tests/demo.sh need, check the test tools too.
 deps-auto:
 	@scripts/deps.sh --check build test >/dev/null 2>&1 || scripts/deps.sh build test
 
-demo: deps-auto
-	$(Q)$(MAKE) --no-print-directory all
+deps-demo:
+	@scripts/deps.sh --check build demo >/dev/null 2>&1 || scripts/deps.sh build demo
+
+# The demo runs timensctl alone (no daemon, no test programs).
+demo: deps-demo
+	$(Q)$(MAKE) --no-print-directory $(BUILDDIR)/timensctl
 	$(Q)tests/demo.sh $(BUILDDIR)
 
 check: deps-auto

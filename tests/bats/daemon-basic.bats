@@ -134,6 +134,21 @@ teardown() {
         [[ $stderr == *"no namespace named 'nothere'"* ]]
 }
 
+@test "bare timensctl lists; status shows one or lists all; list --names prints names only" {
+        run -0 tns create box --realtime +5d
+        run -0 tns create other
+        run -0 --separate-stderr tns
+        [[ $output == *"NAME"*"box"*"other"*"2 namespaces listed."* ]] || fail "bare timensctl: $output"
+        run -0 --separate-stderr tns status
+        [[ $output == *"box"*"other"*"2 namespaces listed."* ]] || fail "status: $output"
+        run -0 --separate-stderr tns status box
+        [[ $output == *"box"*"+5d"* && $output != *"other"* ]] || fail "status box: $output"
+        run -0 --separate-stderr tns list --names
+        [ "$output" = $'box\nother' ] || fail "list --names: $output"
+        run -1 --separate-stderr tns list --names --json
+        [[ $stderr == *"--names and --json"* ]]
+}
+
 @test "export and import: MONOTONIC continues from the exported value, REALTIME keeps its offset" {
         local state=$DAEMON_DIR/state.json exported now
         run -0 tns create saved --monotonic +1d --realtime -1h
