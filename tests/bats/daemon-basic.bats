@@ -212,6 +212,15 @@ teardown() {
         grep -q "stopping" "$DAEMON_DIR/log"
 }
 
+@test "timensd on stderr: every line carries its priority as <N>, as sd-daemon(3) has it" {
+        run -0 tns list
+        grep -qE '^<6>timensd: Listening on ' "$DAEMON_DIR/log" || fail "no <6> on an info line: $(cat "$DAEMON_DIR/log")"
+        run ! grep -vE '^<[0-7]>timensd: ' "$DAEMON_DIR/log"
+        # timensctl's messages are for a human: no prefix.
+        run -1 --separate-stderr tns show ghost
+        [[ $stderr == "timensctl: "* ]] || fail "timensctl: $stderr"
+}
+
 @test "the protocol examples (proto/examples) replay as documented" {
         run -0 python3 "$BATS_TEST_DIRNAME/proto-replay.py" "$SOCK" "$ROOT/proto/examples"
         [[ $output == *"replayed as documented"* ]]
