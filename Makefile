@@ -269,8 +269,8 @@ install: programs
 	install -Dm644 systemd/timens.tmpfiles $(DESTDIR)$(TMPFILESDIR)/timens.conf
 	install -Dm644 systemd/timens.sysusers $(DESTDIR)$(SYSUSERSDIR)/timens.conf
 	@# The group timens (who may use timensd's socket) exists once
-	@# systemd-sysusers has read our file: a package runs it on install, so
-	@# do we on the live system; into a DESTDIR the packager's turn.
+	@# systemd-sysusers has read our file: a package's postinst runs it, so
+	@# we do on the live system; into a DESTDIR we only say so.
 	$(Q)if [ -n "$(DESTDIR)" ]; then \
 		echo "install: run 'systemd-sysusers $(SYSUSERSDIR)/timens.conf' on the target to create the group timens"; \
 	elif command -v systemd-sysusers >/dev/null; then \
