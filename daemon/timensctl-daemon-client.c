@@ -15,6 +15,7 @@
 
 #include "client.h"
 #include "clocks.h"
+#include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
 #include "timensctl.h"
 
 int ctl_common_option(int c, struct ctl_options *o) {
@@ -59,7 +60,8 @@ int ctl_connect(const struct ctl_options *o, bool quiet, struct tns_client **ret
 /* timensd: $TIMENSD, else beside this program (a build tree), else where
  * `make install` puts it, else $PATH. */
 static void exec_timensd(const char *socket) {
-        static const char *const fixed[] = {"/usr/sbin/timensd", "/usr/local/sbin/timensd"};
+        /* Where this build installs it, then a distribution's. */
+        static const char *const fixed[] = {TNS_TIMENSD_PATH, "/usr/sbin/timensd"};
         char self[PATH_MAX], *slash;
         ssize_t n;
 
@@ -91,10 +93,14 @@ static int start_timensd(const char *path) {
         if (pid < 0)
                 return negative_errno();
         if (pid == 0) {
-                int null = open("/dev/null", O_RDWR);
+                /* O_CLOEXEC: timensd gets /dev/null as 0, 1 and 2 (dup2
+                 * clears the flag there), not a fourth, leaked copy. */
+                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
                 if (null >= 0)
                         (void) dup2(null, 0), (void) dup2(null, 1), (void) dup2(null, 2);
+                if (null <= STDERR_FILENO) /* it was one of them: keep it across exec */
+                        (void) fcntl(null, F_SETFD, 0);
                 (void) setsid();
                 exec_timensd(path);
                 _exit(127);

@@ -10,10 +10,13 @@
 #include "timens-proto.h"
 
 static void help(void) {
-        printf("Usage: timensctl list [--json]\n"
+        printf("Usage: timensctl list [--json | --names]\n"
                "\n"
                "List the namespaces of timensd: id, name, origin (create, run, import, unshare,\n"
-               "detached), parent, whether processes run in it, offsets and calls served.\n");
+               "detached), parent, whether processes run in it, offsets and calls served.\n"
+               "\n"
+               "  --names   only each namespace's name (its id if it has none), one a line\n"
+               "  --json    the daemon's reply as JSON\n");
 }
 
 struct row {
@@ -50,6 +53,46 @@ static void print_row(const struct row *r, int name_width) {
                r->origin, parent, r->live ? "yes" : "no", r->offset[0], r->offset[1], r->offset[2], r->calls);
 }
 
+/* For scripts and shell completion: what `show NAME|ID` takes. */
+static int print_names(json_object *list) {
+        size_t n = json_object_array_length(list);
+
+        for (size_t i = 0; i < n; i++) {
+                struct row r;
+
+                if (row_from_json(json_object_array_get_idx(list, i), &r) < 0)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, EBADMSG, "timensd sent a list we cannot read");
+                if (strcmp(r.name, "-") == 0)
+                        printf("%" PRIu64 "\n", r.id);
+                else
+                        printf("%s\n", r.name);
+        }
+        return 0;
+}
+
+#define ARG_NAMES 0x300
+
+/* 1 to go on, 0 after --help, or -errno. */
+static int parse_args(int argc, char *argv[], struct ctl_options *o, bool *ret_names) {
+        static const struct option options[] = {CTL_COMMON_OPTIONS, {"names", no_argument, NULL, ARG_NAMES}, {}};
+        bool names = false;
+        int c;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                if (ctl_common_option(c, o))
+                        continue;
+                if (c == 'h')
+                        return help(), 0;
+                if (c == ARG_NAMES)
+                        names = true;
+                else
+                        return ctl_bad_option("list");
+        }
+        *ret_names = names;
+        return 1;
+}
+
 static int print_table(json_object *list) {
         size_t n = json_object_array_length(list);
         _cleanup_free_ struct row *rows = calloc(n ? n : 1, sizeof(*rows));
@@ -79,13 +122,17 @@ int verb_list(int argc, char *argv[], struct ctl_options *o) {
         struct tns_request req = {.op = TNS_OP_LIST};
         _cleanup_json_ json_object *res = NULL;
         json_object *list;
+        bool names = false;
         int r;
 
-        r = ctl_parse_common_only(argc, argv, o, "list", help);
+        r = parse_args(argc, argv, o, &names);
         if (r <= 0)
                 return ctl_exit(r);
         if (optind != argc)
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "list takes no arguments"));
+        if (names && o->json)
+                return ctl_exit(
+                        tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--names and --json exclude each other"));
         r = ctl_request(o, &req, &res);
         if (r < 0)
                 return ctl_exit(r);
@@ -95,5 +142,5 @@ int verb_list(int argc, char *argv[], struct ctl_options *o) {
         }
         if (!json_object_object_get_ex(res, "namespaces", &list) || !json_object_is_type(list, json_type_array))
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EBADMSG, "timensd sent a list we cannot read"));
-        return ctl_exit(print_table(list));
+        return ctl_exit(names ? print_names(list) : print_table(list));
 }

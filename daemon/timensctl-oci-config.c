@@ -15,11 +15,8 @@
 #include "clocks.h"
 #include "oci.h"
 #include "offset-parse.h"
+#include "paths.h" /* TNS_OCI_HOOK_PATH: generated from the Makefile's LIBEXECDIR */
 #include "timensctl.h"
-
-#ifndef TNS_OCI_HOOK_PATH
-#define TNS_OCI_HOOK_PATH "/usr/local/libexec/timens/timens-oci-hook"
-#endif
 
 struct oci_args {
         struct offset_args offsets;

@@ -11,7 +11,7 @@
 const struct tns_logger timensctl_log = {tns_log_stderr, (void *) "timensctl", LOG_INFO};
 
 static void help(void) {
-        printf("Usage: timensctl [--socket PATH] [--json] COMMAND ...\n"
+        printf("Usage: timensctl [--socket PATH] [--json] [COMMAND ...]\n"
                "\n"
                "Give programs clocks of their own: CLOCK_MONOTONIC, CLOCK_BOOTTIME and\n"
                "CLOCK_REALTIME moved by per-namespace offsets, from user space.\n"
@@ -26,7 +26,9 @@ static void help(void) {
                "  set NAME|ID OFFSETS [--allow-backwards]\n"
                "                 change offsets live: the clock becomes the host's plus OFFSET\n"
                "  show NAME|ID   offsets, clocks, processes and counters of a namespace\n"
-               "  list           the namespaces timensd serves\n"
+               "  list [--names] the namespaces timensd serves (the default command)\n"
+               "  status [NAME|ID]\n"
+               "                 show NAME, or without it list\n"
                "  export NAME|ID [--output FILE]\n"
                "                 the clock state of a namespace, as JSON\n"
                "  import FILE|- [--name NAME] [--grant G]\n"
@@ -49,8 +51,35 @@ static void help(void) {
                "  -h --help      show this help\n"
                "  --version      show the version\n"
                "\n"
-               "Exit status: 0 on success, 1 on failure; run has its own (see 'timensctl run --help').\n"
+               "Without a command, timensctl lists the namespaces, as 'timensctl list' does.\n"
+               "\n"
+               "Exit status: 0 on success, 1 on failure (also an unknown command or option);\n"
+               "run has its own (see 'timensctl run --help').\n"
                "See timensctl(1).\n");
+}
+
+static void status_help(void) {
+        printf("Usage: timensctl status [--json] [NAME|ID]\n"
+               "\n"
+               "Show a namespace as 'timensctl show' does, or without NAME|ID list them all\n"
+               "as 'timensctl list' does.\n");
+}
+
+/* status: a human view, as systemctl's; one namespace, or all of them. */
+static int verb_status(int argc, char *argv[], struct ctl_options *o) {
+        for (int i = 1; i < argc; i++)
+                if (strcmp(argv[i], "--") == 0)
+                        break;
+                else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+                        return status_help(), 0;
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--") == 0 || (argv[i][0] == '-' && strcmp(argv[i], "-") != 0))
+                        continue;
+                if (i > 1 && strcmp(argv[i - 1], "--socket") == 0)
+                        continue;
+                return verb_show(argc, argv, o);
+        }
+        return verb_list(argc, argv, o);
 }
 
 struct verb {
@@ -59,9 +88,10 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-        {"run", verb_run},     {"create", verb_create}, {"destroy", verb_destroy}, {"set", verb_set},
-        {"show", verb_show},   {"list", verb_list},     {"export", verb_export},   {"import", verb_import},
-        {"stats", verb_stats}, {"wait", verb_wait},     {"attach", verb_attach},   {"oci-config", verb_oci_config},
+        {"run", verb_run},       {"create", verb_create}, {"destroy", verb_destroy}, {"set", verb_set},
+        {"show", verb_show},     {"list", verb_list},     {"export", verb_export},   {"import", verb_import},
+        {"stats", verb_stats},   {"wait", verb_wait},     {"attach", verb_attach},   {"oci-config", verb_oci_config},
+        {"status", verb_status},
 };
 
 /* Global options before the command; '+' stops at the command's name. */
@@ -90,11 +120,10 @@ int main(int argc, char *argv[]) {
 
         first = parse_global(argc, argv, &o);
         if (first <= 0)
-                return first < 0 ? EXIT_RUN_INTERNAL : 0;
-        if (first >= argc) {
-                help();
-                return EXIT_RUN_INTERNAL;
-        }
+                return ctl_exit(first);
+        /* Bare, it shows what there is, as systemctl and machinectl do. */
+        if (first >= argc)
+                return verb_list(1, (char *[]){(char *) "list", NULL}, &o);
         if (strcmp(argv[first], "help") == 0) {
                 help();
                 return 0;
@@ -103,5 +132,5 @@ int main(int argc, char *argv[]) {
                 if (strcmp(argv[first], verbs[i].name) == 0)
                         return verbs[i].fn(argc - first, argv + first, &o);
         tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Unknown command '%s'. Try 'timensctl --help'.", argv[first]);
-        return EXIT_RUN_INTERNAL;
+        return ctl_exit(-EINVAL);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* timensd's logger: the journal with structured fields (NS=, PID=,
- * SYSCALL=, ERRNO=) when journald runs, else one line on stderr. */
+ * SYSCALL=, ERRNO=) when journald runs, else one line on stderr, which
+ * starts with the priority as "<N>" unless stderr is a terminal. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,14 +69,16 @@ static void log_journal(int level, int error, const struct tns_log_ctx *ctx, con
         (void) sd_journal_sendv(iov, (int) n);
 }
 
-static void log_stderr(const struct tns_log_ctx *ctx, const char *message) {
-        char ns[16 + TNS_NS_NAME_MAX] = "", pid[96] = "";
+static void log_stderr(int level, bool prefix, const struct tns_log_ctx *ctx, const char *message) {
+        char ns[16 + TNS_NS_NAME_MAX] = "", pid[96] = "", prio[8] = "";
 
         if (ctx && ctx->ns)
                 snprintf(ns, sizeof(ns), "[ns %s] ", ctx->ns);
         if (ctx && ctx->pid > 0)
                 snprintf(pid, sizeof(pid), "[pid %d%s%.48s] ", ctx->pid, ctx->syscall ? " " : "", ctx->syscall ?: "");
-        fprintf(stderr, "timensd: %s%s%s\n", ns, pid, message);
+        if (prefix)
+                snprintf(prio, sizeof(prio), "<%d>", level & LOG_PRIMASK);
+        fprintf(stderr, "%stimensd: %s%s%s\n", prio, ns, pid, message);
 }
 
 void timensd_log(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt, va_list ap) {
@@ -87,5 +90,5 @@ void timensd_log(void *userdata, int level, int error, const struct tns_log_ctx 
         if (t && t->journal)
                 log_journal(level, error, ctx, message);
         else
-                log_stderr(ctx, message);
+                log_stderr(level, t && t->prefix, ctx, message);
 }

@@ -374,6 +374,10 @@ int main(int argc, char *argv[]) {
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         log.max_level = a.log_level;
         target.journal = a.log_target == 1 || (a.log_target < 0 && timensd_journal_available());
+        /* On stderr that a service manager or container runtime collects,
+         * the severity travels as a "<N>" prefix (sd-daemon(3)): journald
+         * and systemd's stdout stream read it. A terminal gets plain lines. */
+        target.prefix = !target.journal && (a.log_target == 0 || !isatty(STDERR_FILENO));
         if (geteuid() != 0)
                 tns_log(&log, LOG_WARNING, "Not running as root: only processes of this user can be served");
         /* A client gone mid-reply must cost its connection, not us. */

@@ -110,6 +110,7 @@ void manager_reload(struct manager *m);
 /* timensd-log.c: the logger callback; userdata is a struct log_target. */
 struct log_target {
         bool journal;
+        bool prefix; /* stderr lines start with <N>, the syslog priority */
 };
 void timensd_log(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt, va_list ap);
 bool timensd_journal_available(void);

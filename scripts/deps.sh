@@ -1,11 +1,13 @@
 #!/bin/bash
 # Installs the Debian packages timens needs to build and test, if missing.
-#   scripts/deps.sh [--check] [GROUP...]   GROUP: build test lint (default: build test)
+#   scripts/deps.sh [--check] [GROUP...]   GROUP: build demo test lint (default: build test)
+# demo is what tests/demo.sh runs besides timensctl (make demo: build demo).
 # With --check, only reports what is missing (exit 1 if anything is).
 set -euo pipefail
 
 declare -A groups=(
         [build]="gcc make pkg-config libseccomp-dev libsystemd-dev libjson-c-dev clang bpftool libbpf-dev libnl-3-dev"
+        [demo]="python3 util-linux"
         [test]="bats python3 util-linux clang libclang-rt-14-dev strace golang-go musl-tools libfaketime runc crun podman busybox-static"
         [lint]="clang-format shellcheck cppcheck"
 )
@@ -16,7 +18,7 @@ if [ "${1:-}" = --check ]; then check_only=1; shift; fi
 
 want=()
 for g in "$@"; do
-        [ -n "${groups[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build, test, lint)" >&2; exit 2; }
+        [ -n "${groups[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build, demo, test, lint)" >&2; exit 2; }
         read -r -a pk <<<"${groups[$g]}"
         want+=("${pk[@]}")
 done

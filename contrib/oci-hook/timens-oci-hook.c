@@ -12,7 +12,8 @@
  *   poststop                 the container is gone: its namespace goes
  *       too, unless other processes still use it (a shared org.timens.name).
  *
- * Options (in the hook's "args"): --socket PATH, --timensd PATH. */
+ * Options (in the hook's "args"): --socket PATH, --timensd PATH; and
+ * --help, --version for a human. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -29,11 +30,9 @@
 #include "client.h"
 #include "clocks.h"
 #include "oci.h"
-
-#ifndef TNS_TIMENSD_PATH
-#define TNS_TIMENSD_PATH "/usr/local/sbin/timensd"
-#endif
+#include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
 #define HOOK_CONNECT_TRIES 100 /* x 50 ms */
+#define HOOK_VERSION "0.1.0" /* timens's, as timensctl --version says it */
 
 static void hook_log_fn(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt,
                         va_list ap);
@@ -348,19 +347,44 @@ static int poststop(struct hook *h) {
         return 0;
 }
 
+static void help(void) {
+        printf("Usage: timens-oci-hook [--socket PATH] [--timensd PATH] [createRuntime|poststop]\n"
+               "\n"
+               "The OCI hook of timens: the runtime (runc, crun, podman's hooks.d) runs it with\n"
+               "the container's state on stdin. createRuntime (default) puts the container's\n"
+               "init into a time namespace of timensd; poststop removes it.\n"
+               "\n"
+               "Options:\n"
+               "  --socket PATH   timensd's socket (default $TIMENS_SOCKET or /run/timens/timensd.sock)\n"
+               "  --timensd PATH  the daemon to start if none answers (default $TIMENSD or\n"
+               "                  " TNS_TIMENSD_PATH ")\n"
+               "  -h --help       show this help\n"
+               "  --version       show the version\n"
+               "\n"
+               "Exit status: 0 on success, 1 on failure (the runtime then refuses to start the\n"
+               "container). See timens-oci-hook(8).\n");
+}
+
+/* 1 to go on, 0 after --help or --version, or -errno. */
 static int parse_args(int argc, char *argv[], struct hook *h) {
         static const struct option options[] = {
                 {"socket", required_argument, NULL, 'S'},
                 {"timensd", required_argument, NULL, 'D'},
+                {"help", no_argument, NULL, 'h'},
+                {"version", no_argument, NULL, 'V'},
                 {},
         };
         int c;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
                 if (c == 'S')
                         h->socket = optarg;
                 else if (c == 'D')
                         h->timensd = optarg;
+                else if (c == 'h')
+                        return help(), 0;
+                else if (c == 'V')
+                        return puts("timens-oci-hook " HOOK_VERSION), 0;
                 else
                         return -EINVAL;
         }
@@ -369,7 +393,7 @@ static int parse_args(int argc, char *argv[], struct hook *h) {
         else if (optind < argc && strcmp(argv[optind], "createRuntime") != 0)
                 return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "Unknown stage '%s' (createRuntime, poststop)",
                                      argv[optind]);
-        return 0;
+        return 1;
 }
 
 int main(int argc, char *argv[]) {
@@ -380,8 +404,9 @@ int main(int argc, char *argv[]) {
         int r;
 
         h.socket = tns_client_default_socket();
-        if (parse_args(argc, argv, &h) < 0)
-                return EXIT_FAILURE;
+        r = parse_args(argc, argv, &h);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         r = read_all(STDIN_FILENO, &text, &len);
         if (r < 0) {
                 tns_log_errno(&hook_log, LOG_ERR, r, "Failed to read the container state on stdin: %m");

@@ -134,6 +134,21 @@ teardown() {
         [[ $stderr == *"no namespace named 'nothere'"* ]]
 }
 
+@test "bare timensctl lists; status shows one or lists all; list --names prints names only" {
+        run -0 tns create box --realtime +5d
+        run -0 tns create other
+        run -0 --separate-stderr tns
+        [[ $output == *"NAME"*"box"*"other"*"2 namespaces listed."* ]] || fail "bare timensctl: $output"
+        run -0 --separate-stderr tns status
+        [[ $output == *"box"*"other"*"2 namespaces listed."* ]] || fail "status: $output"
+        run -0 --separate-stderr tns status box
+        [[ $output == *"box"*"+5d"* && $output != *"other"* ]] || fail "status box: $output"
+        run -0 --separate-stderr tns list --names
+        [ "$output" = $'box\nother' ] || fail "list --names: $output"
+        run -1 --separate-stderr tns list --names --json
+        [[ $stderr == *"--names and --json"* ]]
+}
+
 @test "export and import: MONOTONIC continues from the exported value, REALTIME keeps its offset" {
         local state=$DAEMON_DIR/state.json exported now
         run -0 tns create saved --monotonic +1d --realtime -1h
@@ -195,6 +210,15 @@ teardown() {
         [ ! -e "$SOCK" ]
         grep -q "Reloaded" "$DAEMON_DIR/log"
         grep -q "stopping" "$DAEMON_DIR/log"
+}
+
+@test "timensd on stderr: every line carries its priority as <N>, as sd-daemon(3) has it" {
+        run -0 tns list
+        grep -qE '^<6>timensd: Listening on ' "$DAEMON_DIR/log" || fail "no <6> on an info line: $(cat "$DAEMON_DIR/log")"
+        run ! grep -vE '^<[0-7]>timensd: ' "$DAEMON_DIR/log"
+        # timensctl's messages are for a human: no prefix.
+        run -1 --separate-stderr tns show ghost
+        [[ $stderr == "timensctl: "* ]] || fail "timensctl: $stderr"
 }
 
 @test "the protocol examples (proto/examples) replay as documented" {

@@ -65,9 +65,13 @@ run_error() {
         run -125 --separate-stderr tns run
 }
 
-@test "an unknown verb: 125" {
-        run -125 --separate-stderr tns frobnicate
+# The commands other than run fail with 1 (timensctl --help), and so
+# does timensctl itself when it has no such command or option.
+@test "an unknown verb or global option: 1" {
+        run -1 --separate-stderr tns frobnicate
         [[ "$stderr" == *frobnicate* ]] || fail "the message does not name the verb: $stderr"
+        run -1 --separate-stderr tns --frobnicate list
+        [[ "$stderr" == *frobnicate* ]] || fail "the message does not name the option: $stderr"
 }
 
 @test "a command that is not found: 127" {
