@@ -14,6 +14,7 @@
 
 #include "attach.h"
 #include "clocks.h"
+#include "pidfd-util.h"
 #include "time-util.h"
 #include "timensd.h"
 
@@ -378,6 +379,28 @@ static pid_t pidfd_pid(int fd) {
         return 0;
 }
 
+/* A process a request names, against the client: owned by it (or the
+ * client is root), in a mount namespace it may mount in, and for adopt
+ * its descendant; all through the pidfd, which must still be alive once
+ * checked (a pid reused meanwhile would be caught there). */
+static int check_process(struct op_ctx *x, int pidfd, pid_t pid, bool descendant) {
+        char why[PEER_ERR_MAX];
+        int r;
+
+        r = descendant ? peer_check_descendant(x->p, pidfd, pid, why) : 0;
+        if (r >= 0)
+                r = peer_check_owner(x->p, pidfd, pid, why);
+        if (r >= 0)
+                r = peer_check_mount_ns(x->p, pidfd, pid, why);
+        if (r >= 0 && !tns_pidfd_alive(pidfd))
+                r = -ESRCH, snprintf(why, sizeof(why), "process %d exited", (int) pid);
+        if (r == -ESRCH)
+                return fail(x, TNS_ERR_NOT_FOUND, "%s", why);
+        if (r < 0)
+                return fail(x, TNS_ERR_PERMISSION_DENIED, "%s", why);
+        return 0;
+}
+
 static int adopt_target(struct op_ctx *x, struct tns_ns **ret, bool *ret_created) {
         int64_t v[TNS_CLASS_MAX];
         unsigned mask = request_offsets(x->req, v);
@@ -406,10 +429,15 @@ static int op_adopt(struct op_ctx *x) {
                 return fail(x, TNS_ERR_BAD_FD,
                             "adopt needs the seccomp listener fd, sent with the request "
                             "(SCM_RIGHTS)");
+        root = x->fds[1] >= 0 ? pidfd_pid(x->fds[1]) : 0;
+        if (x->fds[1] >= 0 && root <= 0)
+                return fail(x, TNS_ERR_BAD_FD, "the second fd sent is not a pidfd of a running process");
+        r = root > 0 ? check_process(x, x->fds[1], root, true) : 0;
+        if (r < 0)
+                return r;
         r = adopt_target(x, &ns, &created);
         if (r < 0)
                 return r;
-        root = x->fds[1] >= 0 ? pidfd_pid(x->fds[1]) : 0;
         r = tns_registry_adopt(x->m->registry, ns, TAKE_FD(x->fds[0]), root);
         if (r < 0) {
                 if (created)
@@ -425,10 +453,10 @@ static int op_adopt(struct op_ctx *x) {
 }
 
 /* Who may attach pid: root, or the owner of the process (as ptrace asks
- * of an unprivileged tracer). pid 1 and timensd itself never. */
+ * of an unprivileged tracer), where it could mount. pid 1 and timensd
+ * itself never. */
 static int attach_check(struct op_ctx *x, pid_t pid) {
-        char path[64];
-        struct stat st;
+        _cleanup_close_ int pidfd = -EBADF;
 
         if (pid == 1)
                 return fail(x, TNS_ERR_INVALID_PARAMS,
@@ -436,14 +464,10 @@ static int attach_check(struct op_ctx *x, pid_t pid) {
                             "process of the host under the namespace");
         if (pid == getpid())
                 return fail(x, TNS_ERR_INVALID_PARAMS, "process %d is timensd itself", (int) pid);
-        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
-        if (stat(path, &st) < 0)
+        pidfd = tns_pidfd_open(pid);
+        if (pidfd < 0)
                 return fail(x, TNS_ERR_NOT_FOUND, "no process %d (pids are timensd's, the host's)", (int) pid);
-        if (x->p->uid != 0 && st.st_uid != x->p->uid)
-                return fail(x, TNS_ERR_PERMISSION_DENIED,
-                            "process %d belongs to uid %u: only root or its owner may attach it", (int) pid,
-                            (unsigned) st.st_uid);
-        return 0;
+        return check_process(x, pidfd, pid, false);
 }
 
 static pid_t tracer_of(pid_t pid) {
@@ -603,6 +627,11 @@ static int authorize(struct op_ctx *x) {
         peer_refresh(x->m, p);
         if (p->access >= need)
                 return 0;
+        if (p->gone)
+                return fail(x, TNS_ERR_PERMISSION_DENIED,
+                            "process %d, which opened this connection, has exited: a connection is good only "
+                            "while the process that made it runs (open a new one)",
+                            (int) p->pid);
         if (p->inside_ns)
                 return fail(x, TNS_ERR_PERMISSION_DENIED,
                             "process %d is inside time namespace %" PRIu64 ", which was not granted %s access",

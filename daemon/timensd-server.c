@@ -37,6 +37,7 @@ static void connection_free(struct connection *c) {
         for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
                 safe_close(c->fds[i]);
         safe_close(c->fd);
+        peer_done(&c->peer);
         free(c->in);
         free(c->out);
         free(c);
@@ -376,6 +377,7 @@ static int connection_new(struct manager *m, int fd) {
                 return -ENOMEM;
         c->m = m;
         c->fd = TAKE_FD(owned);
+        c->peer.pidfd = -EBADF;
         for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
                 c->fds[i] = -EBADF;
         c->next = m->connections;
@@ -487,7 +489,7 @@ static int remove_stale(const struct sockaddr_un *sa) {
         return RET_NERRNO(unlink(sa->sun_path));
 }
 
-int server_bind(struct manager *m, const char *path) {
+int server_bind(struct manager *m, const char *path, mode_t mode) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         _cleanup_close_ int fd = -EBADF;
         int r;
@@ -505,9 +507,10 @@ int server_bind(struct manager *m, const char *path) {
                 return negative_errno();
         if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return negative_errno();
-        /* Who may connect is the directory's business; what they may do,
-         * SO_PEERCRED's. */
-        if (chmod(path, 0666) < 0 || listen(fd, TIMENSD_BACKLOG) < 0) {
+        /* The mode the units give (timensd.socket, timensd-agent.socket):
+         * the control socket is open to all, what a peer may do is
+         * decided by its credentials; the agent socket is root's. */
+        if (chmod(path, mode) < 0 || listen(fd, TIMENSD_BACKLOG) < 0) {
                 r = negative_errno();
                 (void) unlink(path);
                 return r;
@@ -546,7 +549,7 @@ int server_listen(struct manager *m, const char *path) {
                 return tns_log_errno(&m->log, LOG_ERR, EINVAL,
                                      "The fd named 'control' from systemd is not a listening Unix stream socket");
         if (fd < 0) {
-                fd = server_bind(m, path);
+                fd = server_bind(m, path, 0666);
                 m->socket_owned = fd >= 0;
         }
         if (fd == -EADDRINUSE)
