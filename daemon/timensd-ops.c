@@ -158,8 +158,16 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
                 if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_ts_to_ns(&now, &host) == 0)
                         (void) tns_ns_add(host, info.offset[c], &v->now_ns[c]);
         }
+        /* The scan of every process's maps (programs reparented out of
+         * the trees) for root and the group only: its cost grows with what
+         * any user runs, and it runs on the loop that serves clock calls,
+         * which any reader's show could otherwise stall (issue 14, item
+         * 7). Others get the trees timensd tracks. */
         if (processes) {
-                int n = tns_registry_processes(x->m->registry, ns, v->processes, TNS_PROTO_MAX_PROCESSES);
+                int n = x->p->by_user >= TNS_ACCESS_WRITE
+                                ? tns_registry_processes(x->m->registry, ns, v->processes, TNS_PROTO_MAX_PROCESSES)
+                                : tns_registry_processes_tracked(x->m->registry, ns, v->processes,
+                                                                 TNS_PROTO_MAX_PROCESSES);
 
                 v->has_processes = true;
                 v->n_processes = n > 0 ? (unsigned) n : 0;

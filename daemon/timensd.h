@@ -18,6 +18,11 @@
 #define TIMENSD_DEFAULT_GROUP "timens"
 #define TIMENSD_DEFAULT_MAX_CONNECTIONS 256
 #define TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC 60
+/* Connections one uid other than root may hold at once, and the last
+ * slots of --max-connections, which only root and the group may take:
+ * other users cannot lock the admin out (issue 14, item 7). */
+#define TIMENSD_MAX_CONNECTIONS_PER_UID 32
+#define TIMENSD_RESERVED_CONNECTIONS 32
 #define TIMENSD_BACKLOG 128
 
 /* Who is on the other end of a connection (SO_PEERCRED at connect),

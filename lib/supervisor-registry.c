@@ -284,7 +284,7 @@ static void walk_mappers(struct walk *w) {
         }
 }
 
-int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
+static int processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max, bool scan_maps) {
         struct walk w = {r, ns, pids, max, 0};
 
         for (struct listener *l = r->s->listeners; l; l = l->next) {
@@ -300,9 +300,17 @@ int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pid
          * walked, so the count is a lower bound then. */
         for (size_t i = 0; i < w.n && i < w.max; i++)
                 (void) tns_proc_for_each_child(w.pids[i], walk_child, &w);
-        if (w.n < w.max)
+        if (scan_maps && w.n < w.max)
                 walk_mappers(&w);
         return (int) (w.n > INT32_MAX ? INT32_MAX : w.n);
+}
+
+int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
+        return processes(r, ns, pids, max, true);
+}
+
+int tns_registry_processes_tracked(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
+        return processes(r, ns, pids, max, false);
 }
 
 static struct tns_ns *listener_root_ns(struct tns_registry *r, pid_t pid) {

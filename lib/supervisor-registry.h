@@ -98,6 +98,11 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
  * returns how many it found, which may exceed max. A process reparented
  * before any exec with the vDSO is not found. */
 int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max);
+/* The same without the scan of every process's maps (the part whose cost
+ * grows with what other users run): the trees and pinned members only,
+ * so reparented programs are missed. For requests served on the loop
+ * that serves clock calls (timensd's show). */
+int tns_registry_processes_tracked(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max);
 
 /* The namespace a process belongs to: the one whose offsets page it maps
  * (our vDSO), else its own or its nearest ancestor's entry, as the
