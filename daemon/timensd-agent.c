@@ -72,8 +72,8 @@ static void agent_conn_free(struct agent_conn *a) {
 /* Created with the container (ORIGIN_RUN: gone with its last process),
  * or joined when a namespace of that name is there already (containers
  * sharing org.timens.name, or a namespace made with `timensctl create`). */
-static int agent_namespace(struct manager *m, const struct tns_oci_request *req, struct tns_ns **ret,
-                           bool *ret_created) {
+static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_request *req, struct tns_ns **ret,
+                           bool *ret_created, char *err) {
         int64_t v[TNS_CLASS_MAX] = {};
         struct timespec now;
         struct tns_ns *ns;
@@ -83,8 +83,12 @@ static int agent_namespace(struct manager *m, const struct tns_oci_request *req,
         *ret_created = false;
         ns = req->name[0] ? tns_registry_find(m->registry, req->name) : NULL;
         if (ns) {
-                *ret = ns;
-                return 0;
+                /* A container joins by name only a namespace of the
+                 * runtime's uid (root's) or a shared one (issue 14, 6). */
+                r = peer_may_join(m, uid, ns, err);
+                if (r >= 0)
+                        *ret = ns;
+                return r;
         }
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 if (!req->clocks[c].set)
@@ -100,6 +104,8 @@ static int agent_namespace(struct manager *m, const struct tns_oci_request *req,
                         return -ERANGE;
         }
         r = tns_registry_create(m->registry, req->name[0] ? req->name : NULL, v, TNS_ORIGIN_RUN, TNS_GRANT_NONE, ret);
+        if (r >= 0)
+                (void) tns_registry_set_owner(m->registry, *ret, uid, false);
         *ret_created = r >= 0;
         return r;
 }
@@ -267,7 +273,12 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                              st.id ?: "(no id)", err);
                 goto out;
         }
-        r = agent_namespace(m, &req, &ns, &created);
+        r = agent_namespace(m, a->peer.uid, &req, &ns, &created, err);
+        if (r == -EPERM) {
+                tns_log_full(&m->log, LOG_ERR, 0, &ctx, "Refusing the seccomp listener of container %s: %s", st.id,
+                             err);
+                goto out;
+        }
         if (r < 0) {
                 tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Refusing the seccomp listener of container %s: %s%m", st.id,
                              r == -ERANGE ? "an offset is out of the kernel's range: " : "namespace: ");

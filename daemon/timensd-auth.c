@@ -210,3 +210,16 @@ int peer_check_mount_ns(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_
         }
         return 0;
 }
+
+int peer_may_join(struct manager *m, uid_t uid, struct tns_ns *ns, char err[PEER_ERR_MAX]) {
+        struct tns_ns_info info;
+
+        tns_registry_info(m->registry, ns, &info);
+        if (info.shared || info.owner == uid)
+                return 0;
+        snprintf(err, PEER_ERR_MAX,
+                 "namespace '%s' belongs to uid %u and is not shared: only uid %u may join it, others once it "
+                 "is made with --shared (params.shared)",
+                 info.name ?: "", (unsigned) info.owner, (unsigned) info.owner);
+        return -EPERM;
+}

@@ -140,6 +140,8 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
                 .parent_id = info.parent_id,
                 .origin = info.origin,
                 .grant = info.grant,
+                .owner = info.owner,
+                .shared = info.shared,
                 .listeners = info.listeners,
                 .pinned = info.pinned,
                 .children = info.children,
@@ -218,6 +220,7 @@ static int op_create(struct op_ctx *x) {
         r = tns_registry_create(x->m->registry, x->req->name, v, TNS_ORIGIN_CREATE, x->req->grant, &ns);
         if (r < 0)
                 return create_error(x, r, x->req->name);
+        (void) tns_registry_set_owner(x->m->registry, ns, x->p->uid, x->req->shared);
         log_ns(x, ns, "Created namespace %" PRIu64, ns->id);
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
@@ -359,6 +362,7 @@ static int op_import(struct op_ctx *x) {
                             tns_class_name(bad), tns_clock_name(tns_class_clock(bad)));
         if (r < 0)
                 return create_error(x, r, x->req->name ?: x->req->state.name);
+        (void) tns_registry_set_owner(x->m->registry, ns, x->p->uid, x->req->shared);
         log_ns(x, ns, "Imported namespace %" PRIu64, ns->id);
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
@@ -385,6 +389,20 @@ static pid_t pidfd_pid(int fd) {
                 if (sscanf(line, "Pid: %d", &pid) == 1)
                         return pid > 0 ? pid : 0;
         return 0;
+}
+
+/* Joining puts the caller's processes under a namespace's clocks, its
+ * grant, and lets them change its clocks for every member (an emulated
+ * clock_settime): a namespace belongs to whoever made it, and others join
+ * only one made shared (issue 14, item 6). Root is no exception: the
+ * runtimes run as root, and a container's annotations must not reach a
+ * group member's namespace that was not shared. */
+static int join_check(struct op_ctx *x, struct tns_ns *ns) {
+        char why[PEER_ERR_MAX];
+
+        if (peer_may_join(x->m, x->p->uid, ns, why) >= 0)
+                return 0;
+        return fail(x, TNS_ERR_PERMISSION_DENIED, "%s", why);
 }
 
 /* A process a request names, against the client: owned by it (or the
@@ -415,14 +433,17 @@ static int adopt_target(struct op_ctx *x, struct tns_ns **ret, bool *ret_created
         int r;
 
         *ret_created = false;
-        if (x->req->join)
-                return find_target(x, ret);
+        if (x->req->join) {
+                r = find_target(x, ret);
+                return r < 0 ? r : join_check(x, *ret);
+        }
         r = check_range(x, mask, v);
         if (r < 0)
                 return r;
         r = tns_registry_create(x->m->registry, x->req->name, v, TNS_ORIGIN_RUN, x->req->grant, ret);
         if (r < 0)
                 return create_error(x, r, x->req->name);
+        (void) tns_registry_set_owner(x->m->registry, *ret, x->p->uid, x->req->shared);
         *ret_created = true;
         return 0;
 }

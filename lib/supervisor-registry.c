@@ -20,6 +20,8 @@ struct tns_ns_record {
         struct tns_ns *ns; /* owns the supervisor's creation reference */
         enum tns_origin origin;
         enum tns_grant grant;
+        uid_t owner; /* who made it; joining needs that uid or shared */
+        bool shared;
         int64_t created_realtime_ns;
         uint64_t sets;
         struct tns_ns_record *next, **pprev;
@@ -195,6 +197,8 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
                           : ns->parent ? TNS_ORIGIN_UNSHARE
                                        : TNS_ORIGIN_DETACHED,
                 .grant = rec ? rec->grant : TNS_GRANT_NONE,
+                .owner = rec ? rec->owner : 0,
+                .shared = rec && rec->shared,
                 .calls = ns->n_calls,
                 .failures = ns->n_failures,
                 .sets = rec ? rec->sets : 0,
@@ -374,6 +378,15 @@ int tns_registry_create(struct tns_registry *r, const char *name, const int64_t 
         return 0;
 }
 
+int tns_registry_set_owner(struct tns_registry *r, struct tns_ns *ns, uid_t owner, bool shared) {
+        if (!ns->record)
+                return -EPERM;
+        ns->record->owner = owner;
+        ns->record->shared = shared;
+        supervisor_changed(r->s, NULL, -EBADF);
+        return 0;
+}
+
 void supervisor_registry_save(struct tns_ns *ns, struct tns_state_ns *ret) {
         struct tns_ns_record *rec = ns->record;
 
@@ -382,6 +395,8 @@ void supervisor_registry_save(struct tns_ns *ns, struct tns_state_ns *ret) {
                 return;
         ret->origin = (int) rec->origin;
         ret->grant = (int) rec->grant;
+        ret->owner = rec->owner;
+        ret->shared = rec->shared;
         ret->created_realtime_ns = rec->created_realtime_ns;
         ret->sets = rec->sets;
 }
@@ -400,6 +415,8 @@ int supervisor_registry_restore(struct tns_registry *r, struct tns_ns *ns, const
                                       .ns = ns,
                                       .origin = st->origin,
                                       .grant = st->grant,
+                                      .owner = st->owner,
+                                      .shared = st->shared,
                                       .created_realtime_ns = st->created_realtime_ns,
                                       .sets = st->sets};
         rec->next = r->records;

@@ -79,6 +79,8 @@ struct tns_ns_info {
         const char *name; /* NULL if none; valid until the next change */
         enum tns_origin origin;
         enum tns_grant grant;
+        uid_t owner; /* the uid that made it (0 if not held) */
+        bool shared; /* others may join it */
         int64_t offset[TNS_CLASS_MAX]; /* effective: namespace clock = host + offset */
         unsigned listeners; /* listener fds feeding this namespace */
         unsigned pinned; /* processes pinned to it after an unshare */
@@ -113,6 +115,12 @@ struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid);
  * not valid, -ENOSPC past TNS_MAX_NAMESPACES. */
 int tns_registry_create(struct tns_registry *r, const char *name, const int64_t offsets[TNS_CLASS_MAX],
                         enum tns_origin origin, enum tns_grant grant, struct tns_ns **ret);
+
+/* Who made a held namespace, and whether others may join it (timensd
+ * decides who may: docs/SECURITY-sockets.md); kept across restarts.
+ * A new namespace belongs to root and is not shared. -EPERM if ns is not
+ * held. */
+int tns_registry_set_owner(struct tns_registry *r, struct tns_ns *ns, uid_t owner, bool shared);
 
 /* -EBUSY while it has processes, unless force (see above); -EPERM for a
  * namespace the registry does not hold (a child, a detached one). */
