@@ -484,6 +484,8 @@ static int op_adopt(struct op_ctx *x) {
 /* Who may attach pid: root, or the owner of the process (as ptrace asks
  * of an unprivileged tracer), where it could mount. pid 1 and timensd
  * itself never. */
+static int attach_error(struct op_ctx *x, int r, pid_t pid);
+
 static int attach_check(struct op_ctx *x, pid_t pid) {
         _cleanup_close_ int pidfd = -EBADF;
 
@@ -494,6 +496,8 @@ static int attach_check(struct op_ctx *x, pid_t pid) {
         if (pid == getpid())
                 return fail(x, TNS_ERR_INVALID_PARAMS, "process %d is timensd itself", (int) pid);
         pidfd = tns_pidfd_open(pid);
+        if (pidfd < 0 && tns_pidfd_is_thread(pid))
+                return attach_error(x, -EINVAL, pid);
         if (pidfd < 0)
                 return fail(x, TNS_ERR_NOT_FOUND, "no process %d (pids are timensd's, the host's)", (int) pid);
         return check_process(x, pidfd, pid, false);

@@ -43,6 +43,16 @@ int tns_pidfd_open(pid_t pid) {
         return fd < 0 ? negative_errno() : fd;
 }
 
+bool tns_pidfd_is_thread(pid_t pid) {
+        /* PIDFD_THREAD (Linux 6.9) is O_EXCL: a pidfd of any thread. */
+        int fd = pid > 0 ? (int) syscall(SYS_pidfd_open, pid, O_EXCL) : -1;
+
+        if (fd < 0)
+                return false;
+        safe_close(fd);
+        return true;
+}
+
 bool tns_pidfd_alive(int pidfd) {
         /* Signal 0 checks existence without sending anything; a zombie
          * cannot be signalled (ESRCH). */

@@ -20,6 +20,10 @@ struct tns_pidfd_info {
 /* A pidfd of pid (O_CLOEXEC is implied), or -errno (-ESRCH: no such pid). */
 int tns_pidfd_open(pid_t pid);
 
+/* Whether pid is a thread that does not lead its process (pidfd_open
+ * refuses those without PIDFD_THREAD). */
+bool tns_pidfd_is_thread(pid_t pid);
+
 /* Whether the process of pidfd still runs (a zombie counts as gone). */
 bool tns_pidfd_alive(int pidfd);
 
