@@ -20,8 +20,9 @@ struct tns_pidfd_info {
 /* A pidfd of pid (O_CLOEXEC is implied), or -errno (-ESRCH: no such pid). */
 int tns_pidfd_open(pid_t pid);
 
-/* Whether pid is a thread that does not lead its process (pidfd_open
- * refuses those without PIDFD_THREAD). */
+/* Whether pid names a thread, its process's leader included: after
+ * tns_pidfd_open(pid) failed, true tells a thread that does not lead its
+ * process (pidfd_open refuses those without PIDFD_THREAD). */
 bool tns_pidfd_is_thread(pid_t pid);
 
 /* Whether the process of pidfd still runs (a zombie counts as gone). */
