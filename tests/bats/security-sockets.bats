@@ -301,3 +301,21 @@ time.sleep(60)' "$SOCK" "$2" "$3" &
         [[ $output == *"Processes: 0"* ]]
         still_serves
 }
+
+@test "a namespace's owner survives a restart (SIGUSR2): others still cannot join it" {
+        start_daemon --group "$GROUP"
+        run -0 as "$WRITER" "$TIMENSCTL" create kept --realtime +5d
+        run -0 as "$WRITER" "$TIMENSCTL" create keptshared --shared
+        local old=$DAEMON_PID
+        kill -USR2 "$old"
+        wait_for_exit "$old"
+        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
+        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        grep -q "Handed over to a new timensd (pid $DAEMON_PID)" "$DAEMON_DIR/log"
+        run -0 tns show kept
+        [[ $output == *"Owner: uid $(id -u "$WRITER")"* ]]
+        run -125 --separate-stderr as "$WRITER2" "$TIMENSCTL" run --join kept -- true
+        [[ $stderr == *"namespace 'kept' belongs to uid $(id -u "$WRITER") and is not shared"* ]]
+        run -0 as "$WRITER2" "$TIMENSCTL" run --join keptshared -- true
+        still_serves
+}
