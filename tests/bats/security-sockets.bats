@@ -7,7 +7,7 @@
 
 # $stderr comes from bats' run --separate-stderr, $DAEMON_DIR and
 # $DAEMON_PID from daemon-helpers.bash (which bats' load brings in).
-# shellcheck disable=SC2154,SC2153
+# shellcheck disable=SC2154,SC2153,SC2030,SC2031 # each @test is a subshell: VICTIMS is per test
 
 load helpers
 load daemon-helpers
