@@ -319,3 +319,15 @@ time.sleep(60)' "$SOCK" "$2" "$3" &
         run -0 as "$WRITER2" "$TIMENSCTL" run --join keptshared -- true
         still_serves
 }
+
+@test "a group member's own run still goes through timensd: its child passes every check" {
+        start_daemon --group "$GROUP"
+        local t
+        t=$(as "$WRITER" "$TIMENSCTL" run --name mine --realtime +3d -- "$HELPERS/clockprobe" --sec realtime)
+        assert_near "realtime of $WRITER's run" "$((t * NSEC_PER_SEC))" \
+                "$(($(host_ns realtime) + 3 * 86400 * NSEC_PER_SEC))" "$((5 * NSEC_PER_SEC))"
+        # Served by timensd, not by the fallback: the adopt was logged.
+        grep -q "Serving namespace [0-9]* for process" "$DAEMON_DIR/log" ||
+                fail "the run was not adopted: $(cat "$DAEMON_DIR/log")"
+        run ! grep -q "not a descendant\|does not own\|does not run with" "$DAEMON_DIR/log"
+}
