@@ -41,6 +41,9 @@ static void help(void) {
                "sees it (the host's pid namespace).\n"
                "\n"
                "The namespace made here goes when the last attached process has exited.\n"
+               "Users other than root attach only their own processes: one of the tree\n"
+               "that is not (a setuid program, say) is skipped with what runs under it,\n"
+               "and named on standard error.\n"
                "A process that already has a seccomp listener (another supervisor, a\n"
                "container runtime's seccomp agent) cannot be attached. See timensctl(1).\n");
 }
@@ -108,8 +111,8 @@ static int check_args(const struct attach_args *a) {
 }
 
 static int print_result(json_object *res, const struct ctl_options *o) {
-        json_object *attached = NULL, *failed = NULL;
-        size_t n_failed;
+        json_object *attached = NULL, *failed = NULL, *skipped = NULL;
+        size_t n_failed, n_skipped;
         int r;
 
         r = ctl_print_namespace(res, o, false);
@@ -117,7 +120,9 @@ static int print_result(json_object *res, const struct ctl_options *o) {
                 return r;
         (void) json_object_object_get_ex(res, "attached", &attached);
         (void) json_object_object_get_ex(res, "failed", &failed);
+        (void) json_object_object_get_ex(res, "skipped", &skipped);
         n_failed = failed ? json_object_array_length(failed) : 0;
+        n_skipped = skipped ? json_object_array_length(skipped) : 0;
         if (!o->json)
                 printf("Attached %zu process%s.\n", attached ? json_object_array_length(attached) : 0,
                        attached && json_object_array_length(attached) == 1 ? "" : "es");
@@ -128,6 +133,17 @@ static int print_result(json_object *res, const struct ctl_options *o) {
                 (void) json_object_object_get_ex(f, "message", &msg);
                 tns_log(&timensctl_log, LOG_ERR, "Failed to attach process %d of the tree: %s",
                         json_object_get_int(pid), json_object_get_string(msg));
+        }
+        /* Not failures: timensd did what it may. They read the host's
+         * clocks, which the user must know. */
+        for (size_t i = 0; i < n_skipped; i++) {
+                json_object *k = json_object_array_get_idx(skipped, i), *pid = NULL, *why = NULL;
+
+                (void) json_object_object_get_ex(k, "pid", &pid);
+                (void) json_object_object_get_ex(k, "reason", &why);
+                tns_log(&timensctl_log, LOG_WARNING,
+                        "Skipped process %d of the tree and what runs under it, not yours to attach: %s",
+                        json_object_get_int(pid), json_object_get_string(why));
         }
         /* A process of the tree left out reads the host's clocks: that is
          * a failure of the command, though the others are attached. */
@@ -157,8 +173,8 @@ int verb_attach(int argc, char *argv[], struct ctl_options *o) {
         r = ctl_connect_or_start(o, &c);
         if (r < 0)
                 return ctl_exit(r);
-        /* A tree of many processes takes a while: a few ms each, and up to
-         * two seconds for one that will not stop. */
+        /* A tree of many processes takes a while: timensd bounds a request
+         * to about two seconds (lib/supervisor.h). */
         tns_client_set_timeout(c, 60000);
         r = ctl_call(c, &req, NULL, 0, &res);
         if (r < 0)

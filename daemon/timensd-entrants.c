@@ -216,7 +216,7 @@ static void handle_entrant(struct entrants *e, pid_t pid, uint32_t pidns, uint64
                 unwatch(e, pidns);
                 r = -ESRCH;
         } else
-                r = rep ? tns_registry_attach(e->m->registry, ns, pid, flags, rep) : -ENOMEM;
+                r = rep ? tns_registry_attach(e->m->registry, ns, pid, flags, NULL, rep) : -ENOMEM;
         if (r >= 0) {
                 if (rep->root_continued)
                         continue_parent(e, pid);
@@ -291,15 +291,15 @@ static void stop_bpf(struct entrants *e) {
 
 /* A process that maps our vDSO image was exec'd under a filter of ours: a
  * member, not an entrant. */
-static bool is_member(pid_t pid) {
-        return tns_proc_has_mapping(pid, "/memfd:timens-vdso") > 0;
+static bool is_member(struct entrants *e, pid_t pid) {
+        return tns_supervisor_maps_image(e->m->supervisor, pid);
 }
 
 static void on_proc_exec(struct entrants *e, pid_t tgid) {
         struct watched *w;
         uint32_t pidns;
 
-        if (pidns_of(tgid, &pidns) < 0 || !(w = find_watched(e, pidns)) || is_member(tgid))
+        if (pidns_of(tgid, &pidns) < 0 || !(w = find_watched(e, pidns)) || is_member(e, tgid))
                 return;
         /* Running already: no SIGSTOP to swallow, and it may have read a
          * clock meanwhile (the race the BPF program has not). */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "attach-creds.h"
 #include "clocks.h"
 #include "pidfd-util.h"
 #include "time-util.h"
@@ -405,18 +406,27 @@ static int join_check(struct op_ctx *x, struct tns_ns *ns) {
         return fail(x, TNS_ERR_PERMISSION_DENIED, "%s", why);
 }
 
-/* A process a request names, against the client: owned by it (or the
- * client is root), in a mount namespace it may mount in, and for adopt
- * its descendant; all through the pidfd, which must still be alive once
- * checked (a pid reused meanwhile would be caught there). */
-static int check_process(struct op_ctx *x, int pidfd, pid_t pid, bool descendant) {
-        char why[PEER_ERR_MAX];
-        int r;
+/* A process a request names, against the client: for adopt, its
+ * descendant, owned by it (or the client is root) and in a mount
+ * namespace it may mount in; for attach the last alone (lib/attach.c
+ * checks ownership once the process is stopped). All through the pidfd,
+ * which must still be alive once checked (a pid reused meanwhile would be
+ * caught there). */
+enum {
+        CHECK_DESCENDANT = 1 << 0,
+        CHECK_OWNER = 1 << 1,
+        CHECK_MOUNT_NS = 1 << 2,
+};
 
-        r = descendant ? peer_check_descendant(x->p, pidfd, pid, why) : 0;
-        if (r >= 0)
+static int check_process(struct op_ctx *x, int pidfd, pid_t pid, unsigned checks) {
+        char why[PEER_ERR_MAX];
+        int r = 0;
+
+        if (checks & CHECK_DESCENDANT)
+                r = peer_check_descendant(x->p, pidfd, pid, why);
+        if (r >= 0 && (checks & CHECK_OWNER))
                 r = peer_check_owner(x->p, pidfd, pid, why);
-        if (r >= 0)
+        if (r >= 0 && (checks & CHECK_MOUNT_NS))
                 r = peer_check_mount_ns(x->p, pidfd, pid, why);
         if (r >= 0 && !tns_pidfd_alive(pidfd))
                 r = -ESRCH, snprintf(why, sizeof(why), "process %d exited", (int) pid);
@@ -461,7 +471,7 @@ static int op_adopt(struct op_ctx *x) {
         root = x->fds[1] >= 0 ? pidfd_pid(x->fds[1]) : 0;
         if (x->fds[1] >= 0 && root <= 0)
                 return fail(x, TNS_ERR_BAD_FD, "the second fd sent is not a pidfd of a running process");
-        r = root > 0 ? check_process(x, x->fds[1], root, true) : 0;
+        r = root > 0 ? check_process(x, x->fds[1], root, CHECK_DESCENDANT | CHECK_OWNER | CHECK_MOUNT_NS) : 0;
         if (r < 0)
                 return r;
         r = adopt_target(x, &ns, &created);
@@ -481,11 +491,15 @@ static int op_adopt(struct op_ctx *x) {
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
 
-/* Who may attach pid: root, or the owner of the process (as ptrace asks
- * of an unprivileged tracer), where it could mount. pid 1 and timensd
- * itself never. */
-static int attach_error(struct op_ctx *x, int r, pid_t pid);
+static int attach_error(struct op_ctx *x, int r, pid_t pid, const struct tns_attach_report *rep);
 
+/* Which pids are never attached. Whose processes may be is not decided
+ * here: a look at /proc now would race with a setuid exec before the
+ * process is stopped. lib/attach.c checks every process of the tree once
+ * it is stopped, against the caller's SO_PEERCRED credentials (x->p).
+ * Where timensd would mount is checked here, through a pidfd: its /proc
+ * covers go into the attached process's mount namespace, which a caller
+ * other than root must own (docs/SECURITY-sockets.md). */
 static int attach_check(struct op_ctx *x, pid_t pid) {
         _cleanup_close_ int pidfd = -EBADF;
 
@@ -497,10 +511,10 @@ static int attach_check(struct op_ctx *x, pid_t pid) {
                 return fail(x, TNS_ERR_INVALID_PARAMS, "process %d is timensd itself", (int) pid);
         pidfd = tns_pidfd_open(pid);
         if (pidfd < 0 && tns_pidfd_is_thread(pid))
-                return attach_error(x, -EINVAL, pid);
+                return attach_error(x, -EINVAL, pid, NULL);
         if (pidfd < 0)
                 return fail(x, TNS_ERR_NOT_FOUND, "no process %d (pids are timensd's, the host's)", (int) pid);
-        return check_process(x, pidfd, pid, false);
+        return check_process(x, pidfd, pid, CHECK_MOUNT_NS);
 }
 
 static pid_t tracer_of(pid_t pid) {
@@ -516,12 +530,17 @@ static pid_t tracer_of(pid_t pid) {
         return tracer;
 }
 
-static int attach_error(struct op_ctx *x, int r, pid_t pid) {
+static int attach_error(struct op_ctx *x, int r, pid_t pid, const struct tns_attach_report *rep) {
         struct tns_ns *in;
         char l[TNS_NS_NAME_MAX + 8];
         pid_t tracer;
 
         switch (r) {
+        case -EACCES:
+                return fail(x, TNS_ERR_PERMISSION_DENIED,
+                            "process %d is not yours to attach: %s; only root may attach processes that are not "
+                            "the caller's",
+                            (int) pid, rep->root_denied ?: "not yours");
         case -ESRCH:
                 return fail(x, TNS_ERR_NOT_FOUND, "process %d exited", (int) pid);
         case -EINVAL:
@@ -568,31 +587,58 @@ static int attach_error(struct op_ctx *x, int r, pid_t pid) {
         }
 }
 
+static const char *attach_failure_text(int error) {
+        if (error == -ETIMEDOUT)
+                return "did not stop in time, or the request's time ran out first: attach it on its own";
+        if (error == -ENOSPC)
+                return "over the limit of processes attached";
+        return strerror(-error);
+}
+
+static int add_pid_entry(json_object *array, pid_t pid, const char *key, const char *text) {
+        json_object *e = json_object_new_object();
+
+        if (!e || json_object_array_add(array, e) < 0) {
+                json_object_put(e);
+                return -ENOMEM;
+        }
+        if (json_object_object_add(e, "pid", json_object_new_int(pid)) < 0 ||
+            json_object_object_add(e, key, json_object_new_string(text)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* attached: pids; failed: {pid, message}; skipped: {pid, reason}, the
+ * processes that are not the caller's (attach-creds.h), let go untouched. */
 static json_object *attach_json(const struct tns_attach_report *rep) {
         _cleanup_json_ json_object *a = json_object_new_array(), *f = json_object_new_array(),
-                                   *o = json_object_new_object();
+                                   *k = json_object_new_array(), *o = json_object_new_object();
 
-        if (!a || !f || !o)
+        if (!a || !f || !k || !o)
                 return NULL;
         for (unsigned i = 0; i < rep->n_attached && i < TNS_ATTACH_MAX_PROCESSES; i++)
                 if (json_object_array_add(a, json_object_new_int(rep->attached[i])) < 0)
                         return NULL;
-        for (unsigned i = 0; i < rep->n_failed && i < TNS_ATTACH_MAX_PROCESSES; i++) {
-                json_object *e = json_object_new_object();
-
-                if (!e || json_object_array_add(f, e) < 0 ||
-                    json_object_object_add(e, "pid", json_object_new_int(rep->failed[i].pid)) < 0 ||
-                    json_object_object_add(e, "message", json_object_new_string(strerror(-rep->failed[i].error))) < 0)
+        for (unsigned i = 0; i < rep->n_failed && i < TNS_ATTACH_MAX_PROCESSES; i++)
+                if (add_pid_entry(f, rep->failed[i].pid, "message", attach_failure_text(rep->failed[i].error)) < 0)
                         return NULL;
-        }
+        for (unsigned i = 0; i < rep->n_skipped && i < TNS_ATTACH_MAX_PROCESSES; i++)
+                if (add_pid_entry(k, rep->skipped[i].pid, "reason", rep->skipped[i].reason) < 0)
+                        return NULL;
         if (json_object_object_add(o, "attached", TAKE_PTR(a)) < 0 ||
-            json_object_object_add(o, "failed", TAKE_PTR(f)) < 0)
+            json_object_object_add(o, "failed", TAKE_PTR(f)) < 0 ||
+            json_object_object_add(o, "skipped", TAKE_PTR(k)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
 
+#define ATTACH_SKIPS_LOGGED 16
+
 static int op_attach(struct op_ctx *x) {
         _cleanup_free_ struct tns_attach_report *rep = calloc(1, sizeof(*rep));
+        /* Who asks is who connected (SO_PEERCRED): root may attach
+         * anything, anyone else (a member of the group) its own. */
+        const struct tns_attach_owner owner = {.uid = x->p->uid, .gid = x->p->gid};
         pid_t pid = (pid_t) x->req->pid;
         json_object *ns_obj, *res;
         struct tns_ns *ns;
@@ -607,15 +653,22 @@ static int op_attach(struct op_ctx *x) {
         r = adopt_target(x, &ns, &created);
         if (r < 0)
                 return r;
-        r = tns_registry_attach(x->m->registry, ns, pid, x->req->no_tree ? 0 : TNS_ATTACH_TREE, rep);
+        r = tns_registry_attach(x->m->registry, ns, pid, x->req->no_tree ? 0 : TNS_ATTACH_TREE,
+                                x->p->uid == 0 ? NULL : &owner, rep);
         if (r < 0) {
                 if (created)
                         (void) tns_registry_destroy(x->m->registry, ns, true);
-                return r == -ENOSPC ? fail_errno(x, r, "attaching") : attach_error(x, r, pid);
+                return r == -ENOSPC ? fail_errno(x, r, "attaching") : attach_error(x, r, pid, rep);
         }
         x->m->generation++;
-        log_ns(x, ns, "Attached process %d (%u processes, %u failed) to namespace %" PRIu64, (int) pid, rep->n_attached,
-               rep->n_failed, ns->id);
+        log_ns(x, ns,
+               "Attached process %d (%u processes, %u failed, %u skipped: not the caller's) to namespace %" PRIu64,
+               (int) pid, rep->n_attached, rep->n_failed, rep->n_skipped, ns->id);
+        /* Who tried to attach what was not theirs is for the operator to
+         * know; a few lines per request, not one per process of a tree. */
+        for (unsigned i = 0; i < rep->n_skipped && i < ATTACH_SKIPS_LOGGED; i++)
+                log_ns(x, ns, "Skipped process %d of the tree of %d, asked by uid %u: %s", (int) rep->skipped[i].pid,
+                       (int) pid, (unsigned) x->p->uid, rep->skipped[i].reason);
         res = attach_json(rep);
         ns_obj = ns_json(x, ns, false);
         if (!res || !ns_obj || json_object_object_add(res, "namespace", ns_obj) < 0) {

@@ -4,17 +4,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "attach.h"
+#include "attach-creds.h"
 #include "proc-util.h"
 #include "ptrace-util.h"
 #include "util.h"
@@ -42,6 +45,7 @@ struct thread {
 struct attach {
         pid_t pid;
         int pidfd;
+        int procfd; /* /proc/PID */
         int mem; /* /proc/PID/mem */
         struct thread *threads;
         size_t n, allocated;
@@ -185,8 +189,11 @@ static int wait_stop(struct thread *t, uint64_t deadline) {
 /* Until a listing finds no thread we have not stopped: a thread that was
  * cloning while we listed shows up in the next round, and stopped threads
  * clone no more. */
-static int stop_all(struct attach *a) {
+static int stop_all(struct attach *a, uint64_t request_deadline) {
         uint64_t deadline = now_ms() + TNS_ATTACH_STOP_TIMEOUT_MS;
+
+        if (request_deadline && request_deadline < deadline)
+                deadline = request_deadline;
 
         for (unsigned round = 0; round < 64; round++) {
                 size_t before = a->n;
@@ -423,7 +430,7 @@ static void drop_sigstop(struct tns_held_signals *held) {
 /* With TNS_ATTACH_SWALLOW_SIGSTOP, the SIGSTOP that held the process for
  * us is not sent again, and a group stop it reached before we seized it
  * is ended (SIGCONT): its parent may have seen it stop and continue. */
-static bool release(struct attach *a, unsigned flags) {
+static bool release(struct attach *a, const struct tns_attach_params *p) {
         bool group_stopped = false;
 
         for (size_t i = 0; i < a->n; i++) {
@@ -433,12 +440,17 @@ static bool release(struct attach *a, unsigned flags) {
                         continue;
                 if (t == a->injector)
                         (void) ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
-                if (flags & TNS_ATTACH_SWALLOW_SIGSTOP)
+                if (p->flags & TNS_ATTACH_SWALLOW_SIGSTOP)
                         drop_sigstop(&t->held);
                 group_stopped |= t->group_stopped;
-                (void) tns_ptrace_detach(t->tid, a->pid, &t->held);
+                /* PTRACE_DETACH needs a stop: a thread that never reached
+                 * its stop (timed out) or was killed is still ours, and
+                 * would stop at our interrupt, or linger as a traced
+                 * zombie, with nobody waiting. The caller waits for it. */
+                if (tns_ptrace_detach(t->tid, a->pid, &t->held) < 0 && p->orphan_fn)
+                        p->orphan_fn(t->tid, a->pid, p->userdata);
         }
-        if (!(flags & TNS_ATTACH_SWALLOW_SIGSTOP) || !group_stopped)
+        if (!(p->flags & TNS_ATTACH_SWALLOW_SIGSTOP) || !group_stopped)
                 return false;
         (void) kill(a->pid, SIGCONT);
         return true;
@@ -479,42 +491,109 @@ static int open_mem(pid_t pid) {
         return fd < 0 ? (errno == ENOENT ? -ESRCH : negative_errno()) : fd;
 }
 
-int tns_attach_process(pid_t pid, unsigned flags, const struct sock_fprog *prog, const struct tns_vdso_host *h,
-                       tns_attach_child_fn child_fn, void *userdata, int *ret_listener,
-                       struct tns_attach_info *ret_info) {
-        _cleanup_close_ int pidfd = -EBADF, mem = -EBADF;
-        struct attach a = {.pid = pid, .h = h};
-        int listener = -EBADF, r;
-        bool continued;
+/* The cheap look before we stop anything: the euid /proc/PID shows. Not
+ * the check (that comes once the process is stopped), only so that a
+ * process plainly not the owner's is not even stopped for a moment. */
+static int precheck_owner(struct attach *a, const struct tns_attach_owner *o, const char **ret_denied) {
+        struct stat st;
 
+        if (fstat(a->procfd, &st) < 0)
+                return negative_errno();
+        if (st.st_uid == o->uid)
+                return 0;
+        *ret_denied = "it runs as another user (a setuid program, or not yours)";
+        return -EACCES;
+}
+
+/* Whether o may have the process: every thread's credentials, read once
+ * all are in a ptrace stop. Race-free: a task's credentials change only
+ * by its own doing (commit_creds() acts on current: the set*id calls,
+ * capset, PR_SET_DUMPABLE, and execve's setuid bits), and a task in a
+ * ptrace stop does nothing until we let it go (SIGKILL excepted, after
+ * which it has nothing left to do). A setuid exec that came before the
+ * stop is therefore seen, and none can come after it. Nor can a thread
+ * cloned since our listing escape: stop_all()'s last round found none.
+ * And the pid is still the process of our pidfd: that has not exited (its
+ * pidfd is not readable), so its pid was never free for reuse since the
+ * pidfd was opened, and procfd, opened after it, is its directory. */
+static int check_owner(struct attach *a, const struct tns_attach_owner *o, const char **ret_denied) {
+        struct pollfd pfd = {.fd = a->pidfd, .events = POLLIN};
+
+        if (poll(&pfd, 1, 0) != 0)
+                return -ESRCH;
+        for (size_t i = 0; i < a->n; i++) {
+                struct tns_task_creds c;
+                const char *why;
+                int r;
+
+                if (a->threads[i].gone)
+                        continue;
+                r = tns_task_creds_read(a->procfd, a->threads[i].tid, o->uid, &c);
+                if (r == -ESRCH)
+                        continue; /* killed: it runs nothing more */
+                if (r < 0)
+                        return r;
+                why = tns_attach_denied(&c, o);
+                if (why) {
+                        *ret_denied = why;
+                        return -EACCES;
+                }
+        }
+        return 0;
+}
+
+static int open_process(pid_t pid, struct attach *a) {
         struct tns_proc_status st;
+        char path[64];
+        int r;
 
-        if (!h || !h->gadget)
-                return -EOPNOTSUPP;
         r = tns_proc_status(pid, &st);
         if (r < 0)
                 return r;
         if (st.tgid != pid)
                 return -EINVAL; /* a thread: its process is st.tgid */
-        pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (pidfd < 0)
+        a->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (a->pidfd < 0)
                 return negative_errno();
-        mem = open_mem(pid);
-        if (mem < 0)
-                return mem == -EACCES ? -EPERM : mem;
-        a.pidfd = pidfd;
-        a.mem = mem;
-        r = stop_all(&a);
+        snprintf(path, sizeof(path), "/proc/%d", pid);
+        a->procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (a->procfd < 0)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        a->mem = open_mem(pid);
+        if (a->mem < 0)
+                return a->mem == -EACCES ? -EPERM : a->mem;
+        return 0;
+}
+
+int tns_attach_process(pid_t pid, const struct tns_attach_params *p, int *ret_listener,
+                       struct tns_attach_info *ret_info) {
+        struct attach a = {.pid = pid, .h = p->h, .pidfd = -EBADF, .procfd = -EBADF, .mem = -EBADF};
+        const char *denied = NULL;
+        int listener = -EBADF, r;
+        bool continued = false;
+
+        if (!p->h || !p->h->gadget)
+                return -EOPNOTSUPP;
+        r = open_process(pid, &a);
+        if (r >= 0 && p->owner)
+                r = precheck_owner(&a, p->owner, &denied);
         if (r >= 0)
-                r = attach_stopped(&a, prog, child_fn, userdata, &listener);
-        continued = release(&a, flags);
-        if (r >= 0 && ret_info) {
-                ret_info->continued = continued;
-                ret_info->threads = 0;
-                for (size_t i = 0; i < a.n; i++)
+                r = stop_all(&a, p->deadline_ms);
+        if (r >= 0 && p->owner)
+                r = check_owner(&a, p->owner, &denied);
+        if (r >= 0)
+                r = attach_stopped(&a, p->prog, p->child_fn, p->userdata, &listener);
+        if (a.n > 0)
+                continued = release(&a, p);
+        if (ret_info && (r >= 0 || r == -EACCES)) {
+                *ret_info = (struct tns_attach_info){.continued = continued, .denied = denied};
+                for (size_t i = 0; r >= 0 && i < a.n; i++)
                         ret_info->threads += !a.threads[i].gone;
         }
         free(a.threads);
+        safe_close(a.pidfd);
+        safe_close(a.procfd);
+        safe_close(a.mem);
         if (r < 0)
                 return r;
         *ret_listener = listener;

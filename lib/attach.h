@@ -45,11 +45,13 @@
 #include <sys/types.h>
 
 struct tns_vdso_host;
+struct tns_attach_owner;
 
 /* Threads of one process we stop at most, and how long one may take to
- * stop (a thread in uninterruptible sleep, a vfork parent, never does). */
+ * stop (a thread in uninterruptible sleep, a vfork parent, never does):
+ * the supervisor serves every other process from the same thread. */
 #define TNS_ATTACH_MAX_THREADS 4096
-#define TNS_ATTACH_STOP_TIMEOUT_MS 2000
+#define TNS_ATTACH_STOP_TIMEOUT_MS 500
 
 /* Called for each child process of the attached one, read while it is
  * stopped (so that the list is exactly the children that do not inherit
@@ -57,33 +59,55 @@ struct tns_vdso_host;
  * nothing: it is ignored. */
 typedef int (*tns_attach_child_fn)(pid_t child, void *userdata);
 
-struct tns_attach_info {
-        unsigned threads; /* threads stopped and given the filter */
-        bool continued; /* SWALLOW_SIGSTOP: it had reached its group stop, SIGCONT ended it */
-};
+/* Called for each thread seized but not let go: PTRACE_DETACH needs a
+ * ptrace stop, and it never reached one in time (or was killed). It is
+ * still traced by the caller, who must wait for it (waitpid __WALL) and
+ * detach it at its stop, or reap it: otherwise it stops for good at the
+ * interrupt we queued, or its parent cannot reap it. */
+typedef void (*tns_attach_orphan_fn)(pid_t tid, pid_t tgid, void *userdata);
 
-/* Attaches process pid (a thread group leader, in our pid namespace) with
- * the filter prog; returns 0 and the listener fd (ours, O_CLOEXEC) in
- * *ret_listener. h is this host's kernel vDSO (the `syscall` to borrow,
- * the function offsets); child_fn may be NULL.
- *
- * Errors (the API): -ESRCH no such process; -EINVAL pid is a thread, not a
- * process; -EPERM it cannot be traced (a debugger or another supervisor
- * traces it, a kernel thread, not allowed); -ETIMEDOUT a thread did not
- * stop in time; -EPROTOTYPE a 32-bit program; -EOPNOTSUPP no vDSO on this
- * host or in the process (nothing to borrow a `syscall` from); -EBUSY it
- * already has a seccomp filter with a listener (another supervisor, a
- * container runtime's agent, or us); -EXDEV its threads have different
- * seccomp filters (TSYNC refused); -E2BIG too many threads; other
- * -errno: a syscall in the process failed. On any error the process runs
- * on as before (except no_new_privs, which stays once set). */
 /* flags: TNS_ATTACH_SWALLOW_SIGSTOP: the process was stopped for us by a
  * SIGSTOP (at its exec, by timensd's BPF program): that signal is not
  * delivered again, and if the process had already reached its group stop,
  * it is continued (SIGCONT) once attached. */
 #define TNS_ATTACH_SWALLOW_SIGSTOP 0x1U
-int tns_attach_process(pid_t pid, unsigned flags, const struct sock_fprog *prog, const struct tns_vdso_host *h,
-                       tns_attach_child_fn child_fn, void *userdata, int *ret_listener,
+
+struct tns_attach_params {
+        unsigned flags;
+        const struct sock_fprog *prog; /* the filter */
+        const struct tns_vdso_host *h; /* this host's kernel vDSO: the `syscall` to borrow, the function offsets */
+        /* Whose processes may be taken (attach-creds.h), checked on every
+         * thread once all are stopped; NULL: root asks, anything goes. */
+        const struct tns_attach_owner *owner;
+        uint64_t deadline_ms; /* CLOCK_MONOTONIC, ms: no thread waited for after it; 0: none */
+        tns_attach_child_fn child_fn; /* may be NULL */
+        tns_attach_orphan_fn orphan_fn; /* may be NULL only if nothing waits on our children */
+        void *userdata; /* of both */
+};
+
+struct tns_attach_info {
+        unsigned threads; /* threads stopped and given the filter */
+        bool continued; /* SWALLOW_SIGSTOP: it had reached its group stop, SIGCONT ended it */
+        const char *denied; /* -EACCES: why not (attach-creds.h), a static string */
+};
+
+/* Attaches process pid (a thread group leader, in our pid namespace) with
+ * the filter p->prog; returns 0 and the listener fd (ours, O_CLOEXEC) in
+ * *ret_listener.
+ *
+ * Errors (the API): -ESRCH no such process; -EINVAL pid is a thread, not a
+ * process; -EACCES it is not p->owner's to attach (ret_info->denied says
+ * why: that one error fills ret_info too); -EPERM it cannot be traced (a
+ * debugger or another supervisor traces it, a kernel thread, not
+ * allowed); -ETIMEDOUT a thread did not stop in time; -EPROTOTYPE a
+ * 32-bit program; -EOPNOTSUPP no vDSO on this host or in the process
+ * (nothing to borrow a `syscall` from); -EBUSY it already has a seccomp
+ * filter with a listener (another supervisor, a container runtime's
+ * agent, or us); -EXDEV its threads have different seccomp filters (TSYNC
+ * refused); -E2BIG too many threads; other -errno: a syscall in the
+ * process failed. On any error the process runs on as before (except
+ * no_new_privs, which stays once set), and is no longer traced. */
+int tns_attach_process(pid_t pid, const struct tns_attach_params *p, int *ret_listener,
                        struct tns_attach_info *ret_info);
 
 /* The 8 bytes an entry is rewritten to: mov $nr, %eax; syscall; ret.

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/time.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "offsets-page.h"
@@ -26,6 +27,8 @@
 #define TNS_MEMFD_IMAGE (2 * TNS_PAGE_SIZE)
 
 /* Our vDSO image as the supervisor prepared it for this host. */
+struct tns_page_store;
+
 struct tns_image {
         const void *data;
         size_t size; /* a multiple of TNS_PAGE_SIZE */
@@ -40,8 +43,15 @@ struct tns_ns {
         int64_t delta[TNS_CLASS_MAX]; /* relative to the parent (the host for a root) */
         bool tz_set;
         struct timezone tz;
-        int page_fd; /* the memfd described above */
-        uint64_t page_ino; /* its inode: how /proc/PID/maps names it */
+        int page_fd; /* the memfd described above (a file of *store, if set) */
+        dev_t page_dev; /* its device and inode: how /proc/PID/maps names it */
+        uint64_t page_ino;
+        const struct tns_page_store *store; /* where the file is; NULL: a memfd */
+        /* Our copy of what we published on the page, and the page's
+         * sequence as we last wrote it: the page itself is mapped by
+         * members and never read back (but once, at adoption). */
+        int64_t offset[TNS_CLASS_MAX];
+        uint32_t seq;
         int page_ro_fd; /* a read-only description of it, for members; lazily */
         size_t memfd_size;
         struct tns_offsets_page *page;
@@ -64,15 +74,16 @@ struct tns_ns {
 
 /* A new namespace whose clocks read host + offsets (root) or parent +
  * offsets (child). Takes a reference on the parent. image may be NULL (no
- * vDSO for this namespace's members). */
+ * vDSO for this namespace's members); store may be NULL (a memfd), else
+ * it must outlive the namespace. */
 int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64_t offsets[TNS_CLASS_MAX],
-               const struct tns_image *image, struct tns_ns **ret);
+               const struct tns_image *image, const struct tns_page_store *store, struct tns_ns **ret);
 /* The same from the memfd of a namespace an earlier supervisor made
  * (taken, also on failure): the offsets come from its offsets page, which
  * every member maps, and stay the same. -EBADMSG if fd is not such a
  * memfd of namespace id. */
 int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, const struct tns_image *image,
-                 struct tns_ns **ret);
+                 const struct tns_page_store *store, struct tns_ns **ret);
 /* Whether its members get our vDSO image at exec. */
 bool tns_ns_has_image(const struct tns_ns *ns);
 struct tns_ns *tns_ns_ref(struct tns_ns *ns);

@@ -59,39 +59,47 @@ _Static_assert(__builtin_offsetof(struct tns_offsets_page, seq) == 12, "seq at 1
 _Static_assert(__builtin_offsetof(struct tns_offsets_page, clocks) == 32, "clocks at 32");
 _Static_assert(TNS_CLASS_MAX <= TNS_PAGE_MAX_CLOCKS, "room for every class");
 
-/* Reader side. Callers loop: do { s = begin(p); v = p->...; } while (retry(p, s)); */
-static inline uint32_t tns_page_read_begin(const struct tns_offsets_page *p) {
-        uint32_t s;
-
-        while ((s = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE)) & 1)
-                __builtin_ia32_pause();
-        return s;
-}
-
+/* Reader side, for our vDSO image (vdso-patch/): callers loop,
+ * do { s = begin(p); v = p->...; } while (retry(p, s)); bounding the
+ * retries themselves. The supervisor never reads a page to learn offsets
+ * (it keeps its own copy, lib/ns.c), except once when it adopts a
+ * namespace at a restart, with tns_page_offsets_read()'s bound. */
 static inline int tns_page_read_retry(const struct tns_offsets_page *p, uint32_t start) {
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         return __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != start;
 }
 
-static inline int64_t tns_page_offset(const struct tns_offsets_page *p, enum tns_clock_class c) {
-        uint32_t s;
-        int64_t v;
+/* Every class's offset_ns in one consistent read, or -EBUSY after
+ * `tries` attempts that found the page being written (or a sequence
+ * left odd): never an unbounded spin on memory someone else writes. */
+static inline int tns_page_offsets_read(const struct tns_offsets_page *p, int64_t ret[TNS_CLASS_MAX], unsigned tries) {
+        for (unsigned i = 0; i < tries; i++) {
+                uint32_t s = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
 
-        do {
-                s = tns_page_read_begin(p);
-                v = __atomic_load_n(&p->clocks[c].offset_ns, __ATOMIC_RELAXED);
-        } while (tns_page_read_retry(p, s));
-        return v;
+                if (s & 1) {
+                        __builtin_ia32_pause();
+                        continue;
+                }
+                for (int c = 0; c < TNS_CLASS_MAX; c++)
+                        ret[c] = __atomic_load_n(&p->clocks[c].offset_ns, __ATOMIC_RELAXED);
+                if (!tns_page_read_retry(p, s))
+                        return 0;
+        }
+        return -16; /* -EBUSY: this header includes nothing but <stdint.h> */
 }
 
-/* Writer side (one writer: the supervisor's event loop). */
-static inline void tns_page_write_begin(struct tns_offsets_page *p) {
-        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELAXED);
+/* Writer side (one writer: the supervisor's event loop). The sequence
+ * comes from the writer's own counter, never from the page: a page
+ * someone else wrote (an odd value left behind) cannot make it stick. */
+static inline void tns_page_write_begin(struct tns_offsets_page *p, uint32_t *seq) {
+        *seq = (*seq + 1) | 1U;
+        __atomic_store_n(&p->seq, *seq, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
-static inline void tns_page_write_end(struct tns_offsets_page *p) {
-        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
+static inline void tns_page_write_end(struct tns_offsets_page *p, uint32_t *seq) {
+        *seq += 1;
+        __atomic_store_n(&p->seq, *seq, __ATOMIC_RELEASE);
 }
 
 /* The per-process parameter page, mapped read-only just below the offsets

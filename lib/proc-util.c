@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "proc-util.h"
 #include "util.h"
@@ -122,6 +124,59 @@ int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uin
                         *ret_addr = lo;
                         if (ret_ino)
                                 *ret_ino = ino;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+int tns_proc_parse_maps_line(const char *line, uint64_t *ret_start, uint64_t *ret_offset, dev_t *ret_dev,
+                             uint64_t *ret_ino) {
+        unsigned long lo, hi, off, ino;
+        unsigned maj, min;
+
+        /* "lo-hi perms offset MAJ:MIN inode [path]", as show_map_vma()
+         * writes it: the device in hex, the inode in decimal. */
+        if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &lo, &hi, &off, &maj, &min, &ino) != 6)
+                return -EBADMSG;
+        *ret_start = lo;
+        *ret_offset = off;
+        *ret_dev = makedev(maj, min);
+        *ret_ino = ino;
+        return 0;
+}
+
+int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t dev, uint64_t ino, void *userdata),
+                               void *userdata, uint64_t *ret_addr, void **ret_match) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[512], field[32];
+        bool whole = true;
+
+        /* The offset as show_map_vma() prints it: a cheap filter before
+         * the parse, which tells the field from a path holding its text
+         * (a JVM has hundreds of lines, and this runs per trapped call of
+         * a process that moved namespace). */
+        snprintf(field, sizeof(field), " %08" PRIx64 " ", offset);
+        snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        while (fgets(line, sizeof(line), f)) {
+                uint64_t lo, off, ino;
+                bool starts = whole;
+                void *m;
+                dev_t dev;
+
+                /* The rest of a long line (a long path) is no line. */
+                whole = strchr(line, '\n') != NULL;
+                if (!starts || !strstr(line, field) || tns_proc_parse_maps_line(line, &lo, &off, &dev, &ino) < 0 ||
+                    off != offset || ino == 0)
+                        continue;
+                m = match(dev, ino, userdata);
+                if (m) {
+                        *ret_addr = lo;
+                        if (ret_match)
+                                *ret_match = m;
                         return 0;
                 }
         }

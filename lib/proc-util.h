@@ -28,8 +28,22 @@ int tns_proc_has_mapping(pid_t pid, const char *needle);
 
 /* The start (and the file's inode) of the mapping of `path_part` at file
  * offset `offset` in /proc/PID/maps: 0, -ENOENT if none, or -errno.
- * ret_ino may be NULL. */
+ * ret_ino may be NULL. The path is what the process chose to name its
+ * file: never proof of what the file is (tns_proc_find_file_mapping). */
 int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino);
+
+/* The start of the first mapping at file offset `offset` in /proc/PID/maps
+ * whose file `match` accepts, judged by the device and inode the kernel
+ * writes there (a process names its files as it likes, but cannot put a
+ * file on a filesystem it has no access to). *ret_match gets match's
+ * non-NULL answer. 0, -ENOENT if none, or -errno. */
+int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t dev, uint64_t ino, void *userdata),
+                               void *userdata, uint64_t *ret_addr, void **ret_match);
+
+/* The one line parser behind it, pure: 0 and the fields of a
+ * /proc/PID/maps line, or -EBADMSG. */
+int tns_proc_parse_maps_line(const char *line, uint64_t *ret_start, uint64_t *ret_offset, dev_t *ret_dev,
+                             uint64_t *ret_ino);
 
 /* The start time of a process (field 22 of /proc/PID/stat, clock ticks
  * since boot): with its pid, it names the process for good. */

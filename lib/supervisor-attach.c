@@ -3,6 +3,7 @@
  * (built once), the walk over the tree, and each listener handed on. */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "attach.h"
 #include "filter.h"
@@ -41,6 +42,7 @@ struct walk {
         pid_t queue[TNS_ATTACH_MAX_PROCESSES];
         size_t head, n;
         pid_t self;
+        struct tns_supervisor *s;
         struct tns_attach_report *rep;
 };
 
@@ -48,6 +50,12 @@ static void report_failure(struct tns_attach_report *rep, pid_t pid, int error) 
         if (rep->n_failed < ELEMENTSOF(rep->failed))
                 rep->failed[rep->n_failed] = (struct tns_attach_failure){pid, error};
         rep->n_failed++;
+}
+
+static void report_skip(struct tns_attach_report *rep, pid_t pid, const char *reason) {
+        if (rep->n_skipped < ELEMENTSOF(rep->skipped))
+                rep->skipped[rep->n_skipped] = (struct tns_attach_skip){pid, reason};
+        rep->n_skipped++;
 }
 
 static int queue_child(pid_t child, void *userdata) {
@@ -68,16 +76,43 @@ static int queue_child(pid_t child, void *userdata) {
         return 0;
 }
 
-static int attach_one(struct tns_supervisor *s, const struct sock_fprog *prog, pid_t pid, struct walk *w,
-                      unsigned flags, tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *rep) {
-        struct tns_attach_info info;
+static void orphan(pid_t tid, pid_t tgid, void *userdata) {
+        struct walk *w = userdata;
+
+        supervisor_trace_orphan(w->s, tid, tgid);
+}
+
+struct attach_req {
+        const struct sock_fprog *prog;
+        unsigned flags;
+        const struct tns_attach_owner *owner;
+        uint64_t deadline_ms;
+        tns_attach_listener_fn fn;
+        void *userdata;
+};
+
+static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_t pid, struct walk *w,
+                      const char **ret_denied) {
+        const struct tns_attach_params p = {
+                .flags = (q->flags & TNS_ATTACH_AT_EXEC) ? TNS_ATTACH_SWALLOW_SIGSTOP : 0,
+                .prog = q->prog,
+                .h = s->vdso,
+                .owner = q->owner,
+                .deadline_ms = q->deadline_ms,
+                .child_fn = (q->flags & TNS_ATTACH_TREE) ? queue_child : NULL,
+                .orphan_fn = orphan,
+                .userdata = w,
+        };
+        struct tns_attach_report *rep = w->rep;
+        struct tns_attach_info info = {};
         int fd = -EBADF, r;
 
-        r = tns_attach_process(pid, (flags & TNS_ATTACH_AT_EXEC) ? TNS_ATTACH_SWALLOW_SIGSTOP : 0, prog, s->vdso,
-                               (flags & TNS_ATTACH_TREE) ? queue_child : NULL, w, &fd, &info);
+        r = tns_attach_process(pid, &p, &fd, &info);
+        if (r == -EACCES)
+                *ret_denied = info.denied;
         if (r < 0)
                 return r;
-        r = fn(fd, pid, userdata);
+        r = q->fn(fd, pid, q->userdata);
         if (r < 0)
                 /* The filter is in and cannot be taken out: its calls now
                  * fail with ENOSYS. Only a cap can get here, checked first. */
@@ -91,10 +126,19 @@ static int attach_one(struct tns_supervisor *s, const struct sock_fprog *prog, p
         return 0;
 }
 
+static uint64_t now_ms(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
 int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, unsigned max_processes,
-                          tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *ret) {
+                          const struct tns_attach_owner *owner, tns_attach_listener_fn fn, void *userdata,
+                          struct tns_attach_report *ret) {
         _cleanup_free_ struct walk *w = NULL;
-        const struct sock_fprog *prog;
+        struct attach_req q = {.flags = flags, .owner = owner, .fn = fn, .userdata = userdata};
+        const char *denied = NULL;
         int r;
 
         memset(ret, 0, sizeof(*ret));
@@ -104,17 +148,23 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
                 return -EOPNOTSUPP;
         if (max_processes == 0)
                 return -ENOSPC;
-        r = attach_filter(s, &prog);
+        r = attach_filter(s, &q.prog);
         if (r < 0)
                 return r;
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
         w->self = getpid();
+        w->s = s;
         w->rep = ret;
         w->queue[w->n++] = pid;
+        /* The whole request is bounded, not only each process: every
+         * clock call of every namespace waits while we are here. */
+        q.deadline_ms = now_ms() + TNS_ATTACH_DEADLINE_MS;
         /* The root decides: its failure is the request's. */
-        r = attach_one(s, prog, pid, w, flags, fn, userdata, ret);
+        r = attach_one(s, &q, pid, w, &denied);
+        if (r == -EACCES)
+                ret->root_denied = denied;
         if (r < 0)
                 return r;
         for (w->head = 1; w->head < w->n; w->head++) {
@@ -124,9 +174,15 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
                         report_failure(ret, p, -ENOSPC);
                         continue;
                 }
-                r = attach_one(s, prog, p, w, flags, fn, userdata, ret);
+                if (now_ms() >= q.deadline_ms) {
+                        report_failure(ret, p, -ETIMEDOUT);
+                        continue;
+                }
+                r = attach_one(s, &q, p, w, &denied);
+                if (r == -EACCES)
+                        report_skip(ret, p, denied);
                 /* One that exited meanwhile is no failure. */
-                if (r < 0 && r != -ESRCH)
+                else if (r < 0 && r != -ESRCH)
                         report_failure(ret, p, r);
         }
         return 0;

@@ -221,7 +221,9 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
         if (kernel_vdso_of(req->pid, &kernel) < 0 || kernel != kernel_base || base != second || (int64_t) base < 0 ||
             mem_read(mem, base + TNS_MEMFD_OFFSETS_PAGE, &page, sizeof(page)) < 0 || page.magic != TNS_PAGE_MAGIC)
                 r = -EBADMSG;
-        if (r >= 0 && seccomp_notify_id_valid(l->fd, req->id) < 0)
+        /* A program killed during its marker call (its mm going) fails the
+         * reads above too: gone is no failure to report. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
@@ -358,24 +360,63 @@ static void log_trace(struct exec_trace *t, int level, int error, const char *wh
 
 enum outcome { INJECTED, FAILED, NO_EXEC };
 
+static bool traced_by_us(pid_t tgid);
+
+/* Lets the tracee go. PTRACE_DETACH needs a ptrace stop: a tracee that is
+ * not in one was killed (SIGKILL wakes a traced task, ptrace(2)), and a
+ * traced process that dies stays a zombie its parent cannot reap until its
+ * tracer has (the kernel's wait_task_zombie()). So it stays on the list,
+ * released, until scan_execs() reaps its exit, or detaches it at the stop
+ * it reports instead: never a task left traced with nobody waiting. */
+static void release(struct exec_trace *t) {
+        int status, sig;
+        pid_t r;
+
+        if (tns_ptrace_detach(t->tid, t->tgid, &t->held) >= 0)
+                return trace_free(t);
+        t->released = true;
+        r = waitpid(t->tid, &status, __WALL | WNOHANG);
+        if (r > 0 && tns_stop_decode(status, &sig) != TNS_STOP_EXITED) {
+                if (sig && t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
+                if (tns_ptrace_detach(t->tid, t->tgid, &t->held) >= 0)
+                        return trace_free(t);
+        }
+        /* Reaped now, or not ours any more (a thread that exec'd took the
+         * leader's id: scan_execs() follows that while we trace it). */
+        if (r > 0 || (r < 0 && !traced_by_us(t->tgid)))
+                trace_free(t);
+}
+
 static void finish(struct exec_trace *t, enum outcome o) {
         if (o == INJECTED)
                 t->s->stats.vdso_injected++;
         else if (o == FAILED)
                 t->s->stats.vdso_failed++;
-        (void) tns_ptrace_detach(t->tid, t->tgid, &t->held);
-        trace_free(t);
+        release(t);
+}
+
+/* Whether a failure was the tracee's death: a task killed in a ptrace stop
+ * leaves it at once, and every ptrace request then fails with ESRCH. */
+static bool tracee_gone(struct exec_trace *t, int r) {
+        struct user_regs_struct regs;
+
+        return r == -ESRCH || (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 && errno == ESRCH);
 }
 
 static void on_exec_stop(struct exec_trace *t) {
         int r = inject_vdso(t);
+        bool gone = r < 0 && tracee_gone(t, r);
 
-        if (r < 0 && r != -EPROTOTYPE && r != -ENOENT)
+        /* A program killed right after its exec (a shell's Ctrl-C, a test
+         * harness's SIGKILL) is its own business: no warning on the user's
+         * terminal, which is where timensctl's embedded supervisor logs. */
+        if (gone)
+                log_trace(t, LOG_DEBUG, r, "The program died during the vDSO injection");
+        else if (r < 0 && r != -EPROTOTYPE && r != -ENOENT)
                 log_trace(t, LOG_WARNING, r, "Failed to inject the vDSO, the program uses the syscall path");
-        if (r == -ESRCH)
-                return trace_free(t);
         /* The tail is counted at its marker call. */
-        finish(t, r < 0 ? FAILED : t->s->vdso->tail ? NO_EXEC : INJECTED);
+        finish(t, gone ? NO_EXEC : r < 0 ? FAILED : t->s->vdso->tail ? NO_EXEC : INJECTED);
 }
 
 /* The caller is back from unshare, at its interrupt (or a signal) stop:
@@ -418,10 +459,13 @@ static void on_stop(struct exec_trace *t, int status) {
         stop = tns_stop_decode(status, &sig);
         if (stop == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
                 t->held.sig[t->held.n++] = sig;
+        if (t->released)
+                return stop == TNS_STOP_EXITED ? trace_free(t) : release(t);
         if (stop != TNS_STOP_EXITED && t->kind == TRACE_REMAP) {
                 r = remap(t);
                 if (r < 0)
-                        log_trace(t, LOG_WARNING, r, "Failed to move the vDSO to the new namespace");
+                        log_trace(t, tracee_gone(t, r) ? LOG_DEBUG : LOG_WARNING, r,
+                                  "Failed to move the vDSO to the new namespace");
                 return finish(t, NO_EXEC);
         }
         switch (stop) {
@@ -560,8 +604,46 @@ static int thread_group_of(pid_t tid, pid_t *ret) {
         return 0;
 }
 
+/* What the seized caller of req is handed: ns's memfd (ADDFD), or nothing
+ * (INT_MAX: at its exec it gets no vDSO at all, and reads the emulated
+ * syscalls). Returns -ESRCH if the notification is gone (the caller was
+ * killed, or a signal broke a wait that was not WAIT_KILLABLE_RECV). */
+static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum trace_kind kind,
+                      int *ret_fd) {
+        int fd;
+
+        /* The pid is the caller's only while its notification is valid:
+         * checked after the seize, the task seized is known to be it. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        /* A namespace without our image (TNS_NS_NO_VDSO) hands no memfd. */
+        fd = tns_ns_has_image(ns) ? add_memfd(l, req, ns) : INT_MAX;
+        if (fd == -ENOENT)
+                return -ESRCH;
+        if (fd < 0 && kind == TRACE_REMAP)
+                return fd; /* do_unshare() logs it */
+        if (fd < 0) {
+                /* E.g. EMFILE: the program's fd table is full. Its exec
+                 * goes on without our image, never held up by us. */
+                tns_log_full(&l->s->log, LOG_ERR, fd, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                             "Failed to hand the program its vDSO, it uses the syscall path: %m");
+                fd = INT_MAX; /* counted as failed at its exec stop */
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
 /* Seizes the caller of req, gives it a read-only fd of ns's memfd and
- * asks for a stop at its return from the syscall; the trace then waits. */
+ * asks for a stop at its return from the syscall; the trace then waits.
+ *
+ * Until we reply, the caller sleeps in the seccomp wait, not in a ptrace
+ * stop: it cannot be detached (PTRACE_DETACH needs a stop, and with
+ * WAIT_KILLABLE_RECV our interrupt is serviced only after the reply). So
+ * once it is seized, every path puts a trace on the list: one that
+ * injects, or one released (nothing handed, or nothing to do), which is
+ * detached at its next stop (the interrupt, or its exec event) or reaped
+ * if it died. A seized task nobody waits for would stop at its exec event
+ * for good, in state t. */
 static int trace_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum trace_kind kind,
                        uint64_t remap_addr) {
         struct tns_supervisor *s = l->s;
@@ -571,7 +653,7 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
 
         if (kind == TRACE_EXEC)
                 for (struct exec_trace *old = s->execs; old; old = old->next)
-                        if (old->tid == (pid_t) req->pid && old->kind == TRACE_EXEC) {
+                        if (old->tid == (pid_t) req->pid && old->kind == TRACE_EXEC && !old->released) {
                                 /* Its execve again, after a restart: the
                                  * trace and the fd it was given stand. */
                                 return ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0 ? negative_errno() : 0;
@@ -584,25 +666,23 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
+        /* Not to seize a stranger that got the pid of a caller gone. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* e.g. a debugger holds it */
-        /* A namespace without our image (TNS_NS_NO_VDSO) hands no memfd. */
-        t->target_fd = tns_ns_has_image(ns) ? add_memfd(l, req, ns) : INT_MAX;
-        if (t->target_fd < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
-                r = t->target_fd < 0 ? t->target_fd : negative_errno();
-                (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);
-                return r;
+        *t = (struct exec_trace){.s = s, .kind = kind, .remap_addr = remap_addr, .tid = req->pid, .tgid = st.tgid};
+        r = hand_memfd(l, req, ns, kind, &t->target_fd);
+        if (r < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
+                r = r < 0 ? r : negative_errno();
+                t->released = true;
+                t->target_fd = INT_MAX;
         }
-        t->s = s;
-        t->kind = kind;
-        t->remap_addr = remap_addr;
-        t->tid = req->pid;
-        t->tgid = st.tgid;
         t->ns = tns_ns_ref(ns);
         t->next = s->execs;
         s->execs = TAKE_PTR(t);
         s->n_execs++;
-        return 0;
+        return r;
 }
 
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
@@ -619,10 +699,28 @@ int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, 
                 return -ENOENT;
         /* The offsets page is the memfd's second page wherever it is mapped;
          * a program without our vDSO has nothing to move. */
-        r = tns_proc_find_mapping(req->pid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, NULL);
-        if (r < 0)
-                return r;
-        return trace_begin(l, req, ns, TRACE_REMAP, addr);
+        if (!supervisor_ns_by_mapping(l->s, req->pid, &addr))
+                return -ENOENT;
+        r = trace_begin(l, req, ns, TRACE_REMAP, addr);
+        /* A caller killed meanwhile has nothing left to move. */
+        return r == -ESRCH ? -ENOENT : r;
+}
+
+void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
+        struct exec_trace *t;
+
+        /* Past the cap of traces in flight: it is one already made, and
+         * must not be lost. Without memory or SIGCHLD, nothing can be
+         * done for it. */
+        if (supervisor_ensure_sigchld(s) < 0)
+                return;
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return;
+        *t = (struct exec_trace){.s = s, .tid = tid, .tgid = tgid, .target_fd = INT_MAX, .released = true};
+        t->next = s->execs;
+        s->execs = t;
+        s->n_execs++;
 }
 
 void supervisor_exec_done(struct tns_supervisor *s) {
@@ -650,5 +748,5 @@ bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif 
                 return false;
         /* ...and the program reads clocks through our image, which called
          * it: a program without it gets the emulated answer. */
-        return tns_proc_has_mapping(req->pid, "timens-vdso") > 0;
+        return tns_supervisor_maps_image(l->s, req->pid);
 }

@@ -6,6 +6,7 @@
 #include <seccomp.h>
 
 #include "filter.h"
+#include "page-store.h"
 #include "ptrace-util.h"
 #include "supervisor.h"
 #include "vdso-host.h"
@@ -53,6 +54,7 @@ struct exec_trace {
         int target_fd;
         struct tns_ns *ns;
         struct tns_held_signals held;
+        bool released; /* nothing more to do: detach at its next stop, or reap its exit */
         struct exec_trace *next;
 };
 
@@ -121,6 +123,11 @@ struct tns_supervisor {
         struct seccomp_notif_resp *resp;
         struct tns_supervisor_stats stats;
         const struct tns_image *image; /* our vDSO image, or NULL: syscall path only */
+        /* Where namespaces' files go (lib/page-store.h), made at the first
+         * namespace; pages_failed: could not be made, memfds instead. */
+        struct tns_page_store pages;
+        bool pages_failed;
+        bool exiting; /* in tns_supervisor_free(): nothing is gone for good */
         struct tns_vdso_host *vdso; /* NULL: no vDSO injection */
         struct exec_trace *execs;
         unsigned n_execs;
@@ -177,6 +184,9 @@ void supervisor_exec_done(struct tns_supervisor *s);
 int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req);
 /* The caller of req, which moved to ns, maps ns's offsets page where it
  * mapped its old one, before it returns to its own code. */
+/* A thread attach.c could not detach (lib/attach.h, tns_attach_orphan_fn):
+ * waited for as a released exec trace, detached at its stop or reaped. */
+void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid);
 int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 /* Whether a clock call at ip is our image calling through to the kernel's
  * vDSO, whose fallback syscall must then run unchanged (the image adds the
@@ -202,6 +212,10 @@ void supervisor_wait_done(struct tns_supervisor *s);
 void supervisor_attach_done(struct tns_supervisor *s);
 /* The namespace of the caller tid of listener l (supervisor.c). */
 struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid);
+/* The namespace whose offsets page tid maps (and where), or NULL. */
+struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr);
+/* The store for a new namespace's file, or NULL (memfds). */
+const struct tns_page_store *supervisor_pages(struct tns_supervisor *s);
 
 /* supervisor-procfs.c: sysinfo() for req's caller in ns (the reply's
  * value or -errno); /proc/uptime and /proc/stat covered in the mount

@@ -260,16 +260,9 @@ static bool walk_has(const struct walk *w, pid_t pid) {
 
 /* The namespace whose offsets page a process maps: every program exec'd
  * with our vDSO, and what it forks, orphans included (as supervisor.c's
- * ns_by_mapping names callers). */
+ * supervisor_ns_by_mapping names callers). */
 static struct tns_ns *ns_by_mapping(struct tns_registry *r, pid_t pid) {
-        uint64_t addr, ino;
-
-        if (tns_proc_find_mapping(pid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, &ino) < 0)
-                return NULL;
-        for (struct tns_ns *ns = r->s->namespaces; ns; ns = ns->next)
-                if (ns->page_ino == ino)
-                        return ns;
-        return NULL;
+        return supervisor_ns_by_mapping(r->s, pid, NULL);
 }
 
 /* Processes that map the namespace's offsets page: every program exec'd
@@ -571,14 +564,14 @@ static int attach_listener(int fd, pid_t pid, void *userdata) {
 }
 
 int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, unsigned flags,
-                        struct tns_attach_report *ret) {
+                        const struct tns_attach_owner *owner, struct tns_attach_report *ret) {
         unsigned listeners, pinned, room, total;
         bool live;
 
         count_processes(r, ns, &listeners, &pinned, &live);
         room = listeners < TNS_MAX_LISTENERS_PER_NS ? TNS_MAX_LISTENERS_PER_NS - listeners : 0;
         total = r->s->stats.listeners < TNS_MAX_LISTENERS ? TNS_MAX_LISTENERS - r->s->stats.listeners : 0;
-        return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, attach_listener,
+        return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, owner, attach_listener,
                                      &(struct attach_ctx){r, ns}, ret);
 }
 

@@ -140,9 +140,10 @@ int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t 
 
 /* Attaches process pid (and its tree, flags TNS_ATTACH_TREE) to ns
  * (tns_supervisor_attach), within the listener caps (-ENOSPC if there is
- * no room for even the root). */
+ * no room for even the root). owner: whose processes may be taken
+ * (attach-creds.h), NULL when root asks. */
 int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, unsigned flags,
-                        struct tns_attach_report *ret);
+                        const struct tns_attach_owner *owner, struct tns_attach_report *ret);
 
 /* A namespace's clocks as a checkpoint keeps them. */
 struct tns_clock_state {

@@ -42,6 +42,10 @@ static void procfs_fd(unsigned file, uint64_t serial, int fd, void *userdata) {
 void tns_supervisor_foreach_fd(struct tns_supervisor *s, tns_supervisor_fd_fn fn, void *userdata) {
         char name[32];
 
+        if (tns_page_store_usable(&s->pages)) {
+                fn("pages.rw", s->pages.rw_dir, userdata);
+                fn("pages.ro", s->pages.ro_dir, userdata);
+        }
         for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next) {
                 snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
                 fn(name, ns->page_fd, userdata);
@@ -132,6 +136,21 @@ static void log_dropped(struct tns_supervisor *s, int r, const char *what, uint6
         tns_log_errno(&s->log, LOG_WARNING, r, "Not restoring %s %" PRIu64 ": %m", what, id);
 }
 
+/* The predecessor's store, before its files: namespaces made from now on
+ * go to it too (one store, one device to know them by). */
+static void restore_pages(struct tns_supervisor *s, struct tns_named_fd *fds, size_t n) {
+        int rw = take_fd(fds, n, "pages.rw"), ro = take_fd(fds, n, "pages.ro"), k;
+
+        if (rw < 0 && ro < 0)
+                return;
+        tns_page_store_done(&s->pages);
+        k = tns_page_store_adopt(rw, ro, &s->pages);
+        if (k < 0) {
+                s->pages = TNS_PAGE_STORE_NULL;
+                tns_log_errno(&s->log, LOG_WARNING, k, "Not restoring the namespace pages' tmpfs, making another: %m");
+        }
+}
+
 static void restore_namespaces(struct tns_registry *r, const struct tns_state *st, struct tns_named_fd *fds, size_t n,
                                struct tns_restore_report *rep) {
         struct tns_supervisor *s = supervisor_registry_owner(r);
@@ -147,7 +166,8 @@ static void restore_namespaces(struct tns_registry *r, const struct tns_state *s
                 fd = take_fd(fds, n, name);
                 k = fd < 0 ? fd : (x->parent && !parent) ? (safe_close(fd), -ENOENT) : 0;
                 if (k >= 0)
-                        k = tns_ns_adopt(x->id, x->name[0] ? x->name : NULL, parent, fd, s->image, &ns);
+                        k = tns_ns_adopt(x->id, x->name[0] ? x->name : NULL, parent, fd, s->image,
+                                         tns_page_store_usable(&s->pages) ? &s->pages : NULL, &ns);
                 if (k < 0) {
                         log_dropped(s, k, "namespace", x->id);
                         rep->dropped++;
@@ -247,6 +267,7 @@ int tns_registry_restore_state(struct tns_registry *r, const struct tns_state *s
                 s->next_ns_id = st->next_ns_id;
         if (st->next_serial > s->next_serial)
                 s->next_serial = st->next_serial;
+        restore_pages(s, fds, n);
         restore_namespaces(r, st, fds, n, &rep);
         restore_listeners(s, st, fds, n, &rep);
         restore_members(s, st, &rep);

@@ -303,18 +303,22 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
                 return negative_errno(); /* a debugger holds it */
         /* Still the caller, not a task that reused its id: it waits for
          * our reply as long as the notification is valid. */
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0) {
-                (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);
-                return -ESRCH;
-        }
+        r = seccomp_notify_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
         w->target_fd = -EBADF;
-        r = page == 0 ? add_wait_memfd(l, req) : 0;
-        if (r >= 0 && page == 0)
+        if (r >= 0 && page == 0) {
+                r = add_wait_memfd(l, req);
                 w->target_fd = r;
+        }
         if (r >= 0)
                 r = ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0 ? negative_errno() : 0;
         if (r < 0) {
-                (void) ptrace(PTRACE_DETACH, req->pid, 0, 0);
+                /* It sleeps in the seccomp wait, not in a ptrace stop, so
+                 * it cannot be detached now (PTRACE_DETACH would fail and
+                 * leave it traced: its next signal would stop it for
+                 * good). It stops for this interrupt once replied to, and
+                 * is detached then, or reaped if it died (supervisor-exec.c). */
+                (void) ptrace(PTRACE_INTERRUPT, req->pid, 0, 0);
+                supervisor_trace_orphan(s, req->pid, tgid);
                 return r;
         }
         w->s = s;

@@ -152,18 +152,35 @@ int supervisor_member_restore(struct listener *l, pid_t tgid, struct tns_ns *ns)
         return member_add(l, tgid, ns);
 }
 
-/* A process with our vDSO maps its namespace's offsets page: the mapping
- * is inherited by fork, replaced on unshare (supervisor_remap_begin), and
- * so names its namespace exactly, orphans included. */
-static struct tns_ns *ns_by_mapping(struct listener *l, pid_t tid) {
-        uint64_t addr, ino;
+static void *ns_with_file(dev_t dev, uint64_t ino, void *userdata) {
+        struct tns_supervisor *s = userdata;
 
-        if (tns_proc_find_mapping(tid, "/memfd:timens-vdso", TNS_MEMFD_OFFSETS_PAGE, &addr, &ino) < 0)
-                return NULL;
-        for (struct tns_ns *ns = l->s->namespaces; ns; ns = ns->next)
-                if (ns->page_ino == ino)
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                if (ns->page_dev == dev && ns->page_ino == ino)
                         return ns;
         return NULL;
+}
+
+/* A process with our vDSO maps its namespace's offsets page: the mapping
+ * is inherited by fork, replaced on unshare (supervisor_remap_begin), and
+ * so names its namespace exactly, orphans included. Known by the file's
+ * device and inode, which only we can make (lib/page-store.h), never by
+ * its name. */
+struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
+        void *ns = NULL;
+        uint64_t addr;
+
+        if (tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, ret_addr ?: &addr, &ns) < 0)
+                return NULL;
+        return ns;
+}
+
+bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
+        uint64_t addr;
+
+        /* The offsets page and the image are one mapping, from the page
+         * on (inject-blob.c). */
+        return tns_proc_find_file_mapping(pid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, &addr, NULL) == 0;
 }
 
 /* The namespace of a caller: its listener's, unless it or an ancestor
@@ -177,7 +194,7 @@ struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
 
         if (l->n_members == 0)
                 return l->ns;
-        ns = ns_by_mapping(l, tid);
+        ns = supervisor_ns_by_mapping(l->s, tid, NULL);
         if (ns)
                 return ns;
         if (tns_proc_status(tid, &st) < 0)
@@ -200,7 +217,13 @@ struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
 
 /* The list holds no reference: a namespace unlinks itself when freed. */
 static void ns_freed(struct tns_ns *ns, void *userdata) {
+        struct tns_supervisor *s = userdata;
         char name[32];
+
+        /* Not gone when we exit: a successor adopts it from the fd store,
+         * by its name in the store's tmpfs, which goes with its last fd. */
+        if (s->exiting)
+                ns->store = NULL;
 
         snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
         supervisor_changed(userdata, name, -EBADF);
@@ -262,7 +285,7 @@ static int do_unshare(struct listener *l, const struct seccomp_notif *req, struc
         r = tns_proc_for_each_child(st.tgid, pin_child, &pin);
         if (r < 0)
                 return r;
-        r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, s->image, &ns);
+        r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, s->image, supervisor_pages(s), &ns);
         if (r < 0)
                 return r;
         supervisor_link_ns(s, ns);
@@ -568,7 +591,7 @@ static void id_slot_release(struct listener *l) {
  * thread whose call we answer -ERESTARTNOINTR run it again, as a signal
  * would; one whose call was not received yet leaves its wait, and runs it
  * again too. Either way the call comes back through the filter. */
-static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, size_t max) {
+static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, pid_t *tgids, size_t max) {
         size_t n = 0;
 
         for (struct tns_ns *ns = s->namespaces; ns && s->registry; ns = ns->next) {
@@ -601,10 +624,13 @@ static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, size_t max) {
                                 if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
                                         continue;
                                 if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
-                                        (void) ptrace(PTRACE_DETACH, tid, 0, 0);
+                                        /* Killed since: not in a stop, so
+                                         * not detachable, and ours to reap. */
+                                        supervisor_trace_orphan(s, tid, pids[i]);
                                         continue;
                                 }
                                 tids[n++] = tid;
+                                tgids[n - 1] = pids[i];
                         }
                 }
         }
@@ -612,27 +638,30 @@ static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, size_t max) {
 }
 
 /* Each kicked thread at its stop, let go (a signal it stopped for is
- * delivered). Bounded: a thread that does not stop in a second is left
- * traced until we exit, which lets it go too. */
-static void release_waiters(const pid_t *tids, size_t n) {
+ * delivered). Bounded, a second for all of them: every clock call waits
+ * meanwhile. A thread that has not stopped by then (or cannot be detached)
+ * cannot be let go yet (PTRACE_DETACH needs a stop): it is waited for as
+ * a released trace (supervisor-exec.c), detached at its stop or reaped,
+ * never left traced. */
+static void release_waiters(struct tns_supervisor *s, const pid_t *tids, const pid_t *tgids, size_t n) {
+        unsigned budget = 1000; /* ms */
+
         for (size_t i = 0; i < n; i++)
-                for (unsigned tries = 0; tries < 1000; tries++) {
+                for (;;) {
                         int status, sig = 0;
                         pid_t r = waitpid(tids[i], &status, __WALL | WNOHANG);
 
                         if (r < 0)
                                 break;
-                        if (r == 0) {
+                        if (r == 0 && budget > 0) {
                                 (void) usleep(1000);
+                                budget--;
                                 continue;
                         }
-                        if (tns_stop_decode(status, &sig) == TNS_STOP_EXITED)
+                        if (r > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED)
                                 break;
-                        if (tns_stop_decode(status, &sig) == TNS_STOP_SIGNAL) {
-                                (void) ptrace(PTRACE_DETACH, tids[i], 0, sig);
-                                break;
-                        }
-                        (void) ptrace(PTRACE_DETACH, tids[i], 0, 0);
+                        if (r == 0 || ptrace(PTRACE_DETACH, tids[i], 0, sig) < 0)
+                                supervisor_trace_orphan(s, tids[i], tgids[i]);
                         break;
                 }
 }
@@ -644,7 +673,7 @@ static unsigned resend_lost(struct tns_supervisor *s) {
                 uint64_t id;
         } lost[64];
         unsigned n = 0;
-        pid_t tids[4096];
+        pid_t tids[4096], tgids[4096];
         size_t n_tids;
 
         for (struct listener *l = s->listeners; l; l = l->next) {
@@ -658,10 +687,10 @@ static unsigned resend_lost(struct tns_supervisor *s) {
         }
         if (n == 0)
                 return 0;
-        n_tids = kick_waiters(s, tids, ELEMENTSOF(tids));
+        n_tids = kick_waiters(s, tids, tgids, ELEMENTSOF(tids));
         for (unsigned i = 0; i < n; i++)
                 respond(lost[i].l, lost[i].id, -ERESTARTNOINTR);
-        release_waiters(tids, n_tids);
+        release_waiters(s, tids, tgids, n_tids);
         return n;
 }
 
@@ -716,6 +745,30 @@ static void setup_vdso(struct tns_supervisor *s) {
         s->image = &s->vdso->image;
 }
 
+const struct tns_page_store *supervisor_pages(struct tns_supervisor *s) {
+        int r;
+
+        if (tns_page_store_usable(&s->pages))
+                return &s->pages;
+        if (s->pages_failed)
+                return NULL;
+        r = tns_page_store_new(&s->pages);
+        if (r < 0) {
+                s->pages_failed = true;
+                s->pages = TNS_PAGE_STORE_NULL;
+                /* Root without a store would hand members memfds they can
+                 * reopen for writing: say so. An unprivileged supervisor
+                 * serves its own user only, where that crosses nothing. */
+                tns_log_errno(&s->log, geteuid() == 0 ? LOG_WARNING : LOG_DEBUG, r,
+                              "Failed to make the private tmpfs for namespace pages, using memfds (a member that "
+                              "takes their fd can reopen it for writing): %m");
+                return NULL;
+        }
+        supervisor_changed(s, "pages.rw", s->pages.rw_dir);
+        supervisor_changed(s, "pages.ro", s->pages.ro_dir);
+        return &s->pages;
+}
+
 int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns_supervisor **ret) {
         _cleanup_free_ struct tns_supervisor *s = NULL;
         int r;
@@ -728,6 +781,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
                 return r;
         s->event = sd_event_ref(event);
         s->wait_memfd = -EBADF;
+        s->pages = TNS_PAGE_STORE_NULL;
         if (log)
                 s->log = *log;
         setup_vdso(s);
@@ -738,6 +792,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         if (!s)
                 return NULL;
+        s->exiting = true;
         supervisor_wait_done(s);
         supervisor_exec_done(s);
         supervisor_attach_done(s);
@@ -753,6 +808,8 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
                         s->namespaces->pprev = &s->namespaces;
                 tns_ns_unref(ns);
         }
+        /* After the namespaces, whose files it holds. */
+        tns_page_store_done(&s->pages);
         seccomp_notify_free(s->req, s->resp);
         if (s->vdso) {
                 tns_vdso_host_done(s->vdso);
@@ -770,7 +827,8 @@ int tns_supervisor_create_ns_flags(struct tns_supervisor *s, const char *name, c
 
         if (supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
                 return -ENOSPC;
-        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, (flags & TNS_NS_NO_VDSO) ? NULL : s->image, &ns);
+        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, (flags & TNS_NS_NO_VDSO) ? NULL : s->image,
+                       supervisor_pages(s), &ns);
         if (r < 0)
                 return r;
         /* The supervisor keeps the creation reference of a root: it lives

@@ -69,32 +69,51 @@ int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int
  * later inherit the filter) and its listener fd handed to fn (taken; e.g.
  * tns_supervisor_add_listener). At most max_processes are attached; the
  * root's failure is returned (attach.h's errors, -EDEADLK for the
- * supervisor itself), those of descendants are in the report (a
- * descendant that exited meanwhile is skipped). The supervisor's own
- * process is never attached. Synchronous: it blocks the event loop for
- * as long as it takes (a few ms per process, at most
- * TNS_ATTACH_STOP_TIMEOUT_MS for one that does not stop). */
+ * supervisor itself; -EACCES: ret->root_denied says why), those of
+ * descendants are in the report (a descendant that exited meanwhile is
+ * left out). The supervisor's own process is never attached.
+ *
+ * owner (attach-creds.h): whose processes may be taken, NULL for root.
+ * Every process is checked once stopped; one that is not owner's is let
+ * go untouched and listed in ret->skipped, and its descendants are not
+ * visited (what runs under a setuid program is not the caller's tree).
+ *
+ * Synchronous: it blocks the event loop, so it is bounded: no thread is
+ * waited for after TNS_ATTACH_DEADLINE_MS from the start, nor longer than
+ * TNS_ATTACH_STOP_TIMEOUT_MS; the processes not reached in time are in
+ * ret->failed with -ETIMEDOUT. */
 #define TNS_ATTACH_TREE 0x1U
 /* The process was stopped at its exec by a SIGSTOP meant for us (timensd's
  * BPF program): swallowed, and the process continued once attached. */
 #define TNS_ATTACH_AT_EXEC 0x2U
 #define TNS_ATTACH_MAX_PROCESSES 1024
+#define TNS_ATTACH_DEADLINE_MS 2000
+
+struct tns_attach_owner;
 
 struct tns_attach_failure {
         pid_t pid;
         int error;
 };
 
+struct tns_attach_skip {
+        pid_t pid;
+        const char *reason; /* static (attach-creds.h) */
+};
+
 struct tns_attach_report {
-        unsigned n_attached, n_failed; /* may exceed what the arrays keep */
+        unsigned n_attached, n_failed, n_skipped; /* may exceed what the arrays keep */
         bool root_continued; /* AT_EXEC: the root had reached its group stop (its parent may have seen it) */
+        const char *root_denied; /* -EACCES: why the root is not owner's */
         pid_t attached[TNS_ATTACH_MAX_PROCESSES];
         struct tns_attach_failure failed[TNS_ATTACH_MAX_PROCESSES];
+        struct tns_attach_skip skipped[TNS_ATTACH_MAX_PROCESSES];
 };
 
 typedef int (*tns_attach_listener_fn)(int fd, pid_t pid, void *userdata);
 int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, unsigned max_processes,
-                          tns_attach_listener_fn fn, void *userdata, struct tns_attach_report *ret);
+                          const struct tns_attach_owner *owner, tns_attach_listener_fn fn, void *userdata,
+                          struct tns_attach_report *ret);
 /* /proc/uptime and /proc/stat as the namespace sees them
  * (supervisor-procfs.c). add_listener covers them by itself at /proc when
  * root_pid has a mount namespace other than the supervisor's (`timensctl
@@ -162,3 +181,8 @@ void tns_supervisor_foreach_fd(struct tns_supervisor *s, tns_supervisor_fd_fn fn
 void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_idle_fn fn, void *userdata);
 
 const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s);
+
+/* Whether pid maps the vDSO image of one of our namespaces (known by the
+ * file's device and inode, not its name): a program exec'd under one of
+ * our filters. */
+bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid);

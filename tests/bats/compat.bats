@@ -66,18 +66,18 @@ expect() {
 
 @test "under timensctl, every x32 clock call fails with ENOSYS" {
         requires_setpriv
-        run -0 --separate-stderr tns run --realtime +1d -- "${NOBODY[@]}" "$HELPERS/compat-probe"
+        run -0 --separate-stderr tns run --realtime +1d -- "${NOBODY[@]}" "$HELPERS/compat-probe" --x32
         expect ENOSYS "${X32_CLOCK_CALLS[@]}"
 }
 
 @test "on the host and under timensctl, x32 calls that are not about clocks answer alike" {
         requires_setpriv
         local host
-        run -0 "${NOBODY[@]}" "$HELPERS/compat-probe"
+        run -0 "${NOBODY[@]}" "$HELPERS/compat-probe" --x32
         host=$(result x32_getpid)
         # A kernel without CONFIG_X86_X32_ABI answers ENOSYS to every x32
         # call: then the test above shows nothing timens-specific.
         [ "$host" = ok ] || skip "this kernel has no x32 ABI (x32_getpid: $host): x32 ENOSYS is the kernel's own"
-        run -0 --separate-stderr tns run -- "${NOBODY[@]}" "$HELPERS/compat-probe"
+        run -0 --separate-stderr tns run -- "${NOBODY[@]}" "$HELPERS/compat-probe" --x32
         expect ok x32_getpid
 }

@@ -44,10 +44,13 @@ assert_ten_years_ahead() {
 
 @test "python3's time.time() and time.monotonic() are shifted" {
         assert_ten_years_ahead python3 -c 'import time; print(int(time.time()))'
-        local want got
-        want=$(($(host_ns monotonic) + DAY * NSEC_PER_SEC))
+        # Bracketed by host reads: a loaded machine may take seconds to
+        # start python, and that is no error.
+        local lo hi
+        lo=$(($(host_ns monotonic) + DAY * NSEC_PER_SEC))
         run -0 tns run --monotonic 1d -- python3 -c 'import time; print(time.monotonic_ns())'
-        assert_near "python3 monotonic" "$output" "$want"
+        hi=$(($(host_ns monotonic) + DAY * NSEC_PER_SEC))
+        assert_within "python3 monotonic" "$output" "$lo" "$hi"
 }
 
 @test "a static glibc binary reads shifted clocks through the vDSO" {
@@ -173,6 +176,10 @@ print(int(before), int(after))'
         as --32 -o "$BATS_TEST_TMPDIR/time32.o" "$ROOT/tests/helpers/time32.S" &&
                 ld -m elf_i386 -o "$BATS_TEST_TMPDIR/time32" "$BATS_TEST_TMPDIR/time32.o" ||
                 skip "binutils cannot build i386 programs here"
+        # A kernel without IA32 emulation cannot run it at all.
+        local native
+        native=$("$BATS_TEST_TMPDIR/time32" 2>&1; echo "rc=$?")
+        [[ $native != *"Exec format error"* ]] || skip "this kernel cannot run 32-bit programs (no IA32 emulation)"
         run -38 tns run -- "$BATS_TEST_TMPDIR/time32"
         # Held in pause(): the fd it was handed at exec is closed again.
         tns run -- "$BATS_TEST_TMPDIR/time32" pause &

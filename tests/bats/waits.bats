@@ -16,6 +16,12 @@ MS=200
 
 setup_file() {
         build_helpers waitprobe clockprobe
+        # A negative monotonic or boottime offset must leave the clock at
+        # or above zero (the kernel's rule): an hour back, or half the
+        # uptime of a machine up for less than two.
+        local up
+        up=$(($("$BUILDDIR/tests/helpers/clockprobe" --ns monotonic) / 1000000000))
+        export BACK="-$((up / 2 < 3600 ? up / 2 : 3600))s"
         export GOCACHE="$BATS_FILE_TMPDIR/gocache" GOPATH="$BATS_FILE_TMPDIR/gopath" HOME="${HOME:-/root}"
         if command -v go >/dev/null; then
                 (cd "$ROOT/tests/helpers" && timeout 300 go build -o "$BATS_FILE_TMPDIR/gosleep" gosleep.go) || true
@@ -58,7 +64,7 @@ all_waits() {
 
 @test "absolute waits wake on time under negative offsets on every clock" {
         local half=$(($(host_uptime_sec) / 2))
-        run -0 all_waits --monotonic "-$half" --boottime -1h --realtime -1d
+        run -0 all_waits --monotonic "-$half" --boottime "$BACK" --realtime -1d
         [ "${#lines[@]}" -eq 20 ]
 }
 
@@ -85,7 +91,7 @@ all_waits() {
         # offset: the kernel reports the time left, not the deadline.
         run -0 tns run --monotonic +10d --realtime -1h -- "$P" timerfd monotonic 400
         run -0 tns run --monotonic +10d --realtime -1h -- "$P" timerfd realtime 400
-        run -0 tns run --monotonic +10d --boottime -1h -- "$P" timer boottime 400
+        run -0 tns run --monotonic +10d --boottime "$BACK" -- "$P" timer boottime 400
 }
 
 # sig_result ARGS...: the probe's "result=..." field alone.
@@ -110,7 +116,7 @@ sig_result() {
         requires_kernel_timens
         run -0 unshare -T --monotonic 864000 "$P" stop-sleep monotonic 800 200
         run -0 tns run --monotonic +10d -- "$P" stop-sleep monotonic 800 200
-        run -0 tns run --boottime -1h -- "$P" stop-sleep boottime 800 200
+        run -0 tns run --boottime "$BACK" -- "$P" stop-sleep boottime 800 200
 }
 
 @test "python3: time.sleep(0.3) and threading.Event().wait(0.3) under +10 days monotonic" {
@@ -157,7 +163,7 @@ except KeyboardInterrupt:
 
 @test "Go: time.Sleep, Timer, After and Ticker under shifted clocks" {
         [ -x "$BATS_FILE_TMPDIR/gosleep" ] || skip "go is not installed (Debian package golang-go)"
-        run -0 tns run --monotonic +10d --boottime -1h --realtime -1d -- "$BATS_FILE_TMPDIR/gosleep"
+        run -0 tns run --monotonic +10d --boottime "$BACK" --realtime -1d -- "$BATS_FILE_TMPDIR/gosleep"
         [ "${#lines[@]}" -eq 4 ]
 }
 
@@ -175,7 +181,7 @@ except KeyboardInterrupt:
 }
 
 @test "--no-vdso: the wait page is mapped on first use" {
-        run -0 tns run --no-vdso --monotonic -1h --realtime +1d -- sh -c "$P threads monotonic $MS && $P cond realtime $MS"
+        run -0 tns run --no-vdso --monotonic "$BACK" --realtime +1d -- sh -c "$P threads monotonic $MS && $P cond realtime $MS"
 }
 
 @test "through timensd: absolute waits wake on time, relative ones never reach it" {
@@ -187,7 +193,7 @@ except KeyboardInterrupt:
         echo "$output" | grep -Eq '^clock_nanosleep +0$' || fail "a relative sleep reached the daemon"
         echo "$output" | grep -Eq '^futex +0$' || fail "a relative futex wait reached the daemon"
         echo "$output" | grep -Eq 'Waits: 0 converted' || fail "no wait should have been converted"
-        run -0 all_waits --monotonic +10d --boottime -1h --realtime +1d
+        run -0 all_waits --monotonic +10d --boottime "$BACK" --realtime +1d
         [ "${#lines[@]}" -eq 20 ]
         run -0 tns stats
         echo "$output" | grep -Eq '^clock_nanosleep +[1-9]' || fail "the absolute sleep did not reach the daemon"
@@ -225,7 +231,7 @@ except KeyboardInterrupt:
         run -0 "${NOBODY[@]}" "$P" errnos
         local host=$output
         [ "${#lines[@]}" -ge 30 ]
-        for o in +10d -1h; do
+        for o in +10d "$BACK"; do
                 run -0 tns run --monotonic "$o" --boottime "$o" --realtime "$o" -- "${NOBODY[@]}" "$P" errnos
                 [ "$output" = "$host" ] || fail "$(diff <(echo "$host") <(echo "$output"))"
         done
@@ -247,7 +253,7 @@ except KeyboardInterrupt:
 @test "Java: Thread.sleep, Object.wait, parkNanos and a scheduled executor under shifted clocks" {
         command -v java >/dev/null || skip "java is not installed (Debian package openjdk-17-jre-headless)"
         cp "$ROOT/tests/helpers/Waits.java" "$BATS_TEST_TMPDIR/"
-        run -0 tns run --monotonic +10d --boottime -1h --realtime -1d -- java "$BATS_TEST_TMPDIR/Waits.java"
+        run -0 tns run --monotonic +10d --boottime "$BACK" --realtime -1d -- java "$BATS_TEST_TMPDIR/Waits.java"
         [ "${#lines[@]}" -eq 4 ]
 }
 

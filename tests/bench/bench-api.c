@@ -113,8 +113,9 @@ static long status_kib(pid_t pid, const char *key) {
         return v;
 }
 
-/* The namespaces' memfds the daemon holds: shared memory outside its
- * RSS (only the offsets page is mapped in it). */
+/* The namespaces' files the daemon holds (on its private tmpfs, or
+ * memfds): shared memory outside its RSS (only the offsets page is mapped
+ * in it). */
 static uint64_t memfd_bytes(pid_t pid) {
         char path[64], file[384], target[128];
         _cleanup_(closedirp) DIR *d = NULL;
@@ -131,7 +132,8 @@ static uint64_t memfd_bytes(pid_t pid) {
                 if (n <= 0)
                         continue;
                 target[n] = '\0';
-                if (strncmp(target, "/memfd:timens", 13) == 0 && stat(file, &st) == 0)
+                if ((strncmp(target, "/memfd:timens", 13) == 0 || strncmp(target, "/timens-vdso.", 13) == 0) &&
+                    stat(file, &st) == 0)
                         sum += (uint64_t) st.st_size;
         }
         return sum;

@@ -170,7 +170,7 @@ static int setup(struct setup *s) {
                                       .kernel_vdso_base = base,
                                       .kernel_vdso_size = size};
         memcpy(p->fn, s->host, sizeof(s->host));
-        r = tns_ns_new(1, "bench", NULL, offsets, NULL, &s->ns);
+        r = tns_ns_new(1, "bench", NULL, offsets, NULL, NULL, &s->ns);
         if (r < 0)
                 return r;
         snprintf(path, sizeof(path), "/proc/self/fd/%d", s->ns->page_fd);

@@ -13,7 +13,8 @@
  * setters are called with time 0: the probe refuses to run with
  * CAP_SYS_TIME, so that they can only fail. With
  * --ia32-works the probe only says whether int $0x80 is there at all: a
- * kernel without IA32 emulation kills the process with SIGSEGV instead. */
+ * kernel without IA32 emulation kills the process with SIGSEGV instead.
+ * With --x32 it makes the x32 calls alone. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,6 +98,10 @@ int main(int argc, char *argv[]) {
                 report("i386_getpid", int80(I386_GETPID, 0, 0) == getpid() ? 0 : -ENOSYS);
                 return 0;
         }
+        /* --x32: the x32 calls alone, where int $0x80 does not work (no
+         * IA32 emulation: it raises SIGSEGV). */
+        if (argc == 2 && strcmp(argv[1], "--x32") == 0)
+                goto x32_calls;
         report("i386_clock_gettime", int80(I386_CLOCK_GETTIME, 0 /* CLOCK_REALTIME */, buf));
         report("i386_clock_gettime_monotonic", int80(I386_CLOCK_GETTIME, 1, buf));
         report("i386_clock_gettime64", int80(I386_CLOCK_GETTIME64, 0, buf));
@@ -114,6 +119,8 @@ int main(int argc, char *argv[]) {
         report("i386_clock_adjtime64", int80(I386_CLOCK_ADJTIME64, 0, buf));
         /* Not a clock syscall: must behave as on the host. */
         report("i386_clock_getres", int80(I386_CLOCK_GETRES, 0, buf));
+x32_calls:
+        memset(low, 0, 64);
         report("x32_clock_gettime", x32(SYS_clock_gettime, 0, (long) buf));
         report("x32_gettimeofday", x32(SYS_gettimeofday, (long) buf, 0));
         report("x32_time", x32(SYS_time, 0, 0));

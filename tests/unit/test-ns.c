@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ns.h"
+#include "page-store.h"
 #include "test.h"
 #include "time-util.h"
 
@@ -14,7 +16,7 @@ TEST(root_offsets_are_published) {
         int64_t off[TNS_CLASS_MAX] = {1 * NS, 2 * NS, -3 * NS};
         struct tns_ns *ns;
 
-        ASSERT_EQ(tns_ns_new(7, "a", NULL, off, NULL, &ns), 0);
+        ASSERT_EQ(tns_ns_new(7, "a", NULL, off, NULL, NULL, &ns), 0);
         EXPECT_EQ(ns->page->magic, TNS_PAGE_MAGIC);
         EXPECT_EQ(ns->page->version, TNS_PAGE_VERSION);
         EXPECT_EQ(ns->page->ns_id, 7);
@@ -28,9 +30,9 @@ TEST(child_composes_on_parent) {
         int64_t off[TNS_CLASS_MAX] = {10 * NS, 20 * NS, 30 * NS};
         struct tns_ns *root, *kid, *grandkid;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, NULL, &root), 0);
-        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, &kid), 0);
-        ASSERT_EQ(tns_ns_new(3, NULL, kid, NULL, NULL, &grandkid), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, NULL, NULL, &root), 0);
+        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, NULL, &kid), 0);
+        ASSERT_EQ(tns_ns_new(3, NULL, kid, NULL, NULL, NULL, &grandkid), 0);
         EXPECT_EQ(tns_ns_offset(kid, TNS_CLASS_MONOTONIC), 10 * NS);
         /* A child sets its own clock; the parent does not move. */
         ASSERT_EQ(tns_ns_set_offset(kid, TNS_CLASS_MONOTONIC, 100 * NS), 0);
@@ -50,8 +52,8 @@ TEST(set_offset_overflow_changes_nothing) {
         int64_t off[TNS_CLASS_MAX] = {INT64_MAX / 2, 0, 0};
         struct tns_ns *root, *kid;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, NULL, &root), 0);
-        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, &kid), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, NULL, NULL, &root), 0);
+        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, NULL, &kid), 0);
         ASSERT_EQ(tns_ns_set_offset(kid, TNS_CLASS_MONOTONIC, INT64_MAX), 0);
         EXPECT_EQ(tns_ns_set_offset(root, TNS_CLASS_MONOTONIC, INT64_MAX), -ERANGE);
         EXPECT_EQ(tns_ns_offset(root, TNS_CLASS_MONOTONIC), INT64_MAX / 2);
@@ -64,8 +66,8 @@ TEST(tz_is_inherited) {
         struct tns_ns *root, *kid;
         struct timezone tz;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, NULL, &root), 0);
-        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, &kid), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, NULL, NULL, &root), 0);
+        ASSERT_EQ(tns_ns_new(2, NULL, root, NULL, NULL, NULL, &kid), 0);
         EXPECT_FALSE(tns_ns_tz(kid, &tz));
         root->tz_set = true;
         root->tz = (struct timezone){30, 0};
@@ -78,7 +80,7 @@ TEST(tz_is_inherited) {
 TEST(page_memfd_is_sealed_against_resize) {
         struct tns_ns *ns;
 
-        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, NULL, &ns), 0);
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, NULL, NULL, NULL, &ns), 0);
         EXPECT_EQ(ftruncate(ns->page_fd, 0), -1);
         EXPECT_EQ(errno, EPERM);
         EXPECT_EQ(ftruncate(ns->page_fd, 3 * TNS_PAGE_SIZE), -1);
@@ -95,4 +97,113 @@ TEST(offset_check_limits) {
         EXPECT_EQ(tns_offset_check(TNS_CLASS_BOOTTIME, (TNS_MONO_SEC_MAX - 999) * NS, &now), -ERANGE);
         EXPECT_EQ(tns_offset_check(TNS_CLASS_REALTIME, (TNS_KTIME_SEC_MAX - 1001) * NS, &now), 0);
         EXPECT_EQ(tns_offset_check(TNS_CLASS_REALTIME, INT64_MAX, &now), -ERANGE);
+}
+
+/* The page is mapped by members: the supervisor's copy and its own
+ * sequence stand whatever the page says. */
+TEST(writer_keeps_its_own_copy_and_sequence) {
+        int64_t off[TNS_CLASS_MAX] = {1 * NS, 2 * NS, 3 * NS};
+        struct tns_ns *ns;
+
+        ASSERT_EQ(tns_ns_new(1, NULL, NULL, off, NULL, NULL, &ns), 0);
+        /* What a member that could write the page would leave: an odd
+         * sequence and other offsets. */
+        ns->page->seq = 12345;
+        ns->page->clocks[TNS_CLASS_REALTIME].offset_ns = 999 * NS;
+        EXPECT_EQ(tns_ns_offset(ns, TNS_CLASS_REALTIME), 3 * NS);
+        ASSERT_EQ(tns_ns_set_offset(ns, TNS_CLASS_MONOTONIC, 5 * NS), 0);
+        EXPECT_EQ(ns->page->seq % 2, 0);
+        EXPECT_EQ(ns->page->clocks[TNS_CLASS_REALTIME].offset_ns, 3 * NS);
+        EXPECT_EQ(ns->page->clocks[TNS_CLASS_MONOTONIC].offset_ns, 5 * NS);
+        tns_ns_unref(ns);
+}
+
+/* A page left with an odd sequence (a predecessor killed inside
+ * publish()) is read with a bound, taken as it is and published whole
+ * again: never a spin, never a dropped namespace. */
+TEST(adopt_mends_a_page_left_mid_write) {
+        int64_t off[TNS_CLASS_MAX] = {1 * NS, 2 * NS, 3 * NS}, got[TNS_CLASS_MAX];
+        struct tns_ns *ns, *again;
+        int fd;
+
+        ASSERT_EQ(tns_ns_new(4, NULL, NULL, off, NULL, NULL, &ns), 0);
+        EXPECT_EQ(tns_page_offsets_read(ns->page, got, 10), 0);
+        EXPECT_EQ(got[TNS_CLASS_BOOTTIME], 2 * NS);
+        fd = dup(ns->page_fd);
+        ASSERT_GE(fd, 0);
+        ASSERT_EQ(tns_ns_adopt(4, NULL, NULL, fd, NULL, NULL, &again), 0);
+        EXPECT_EQ(tns_ns_offset(again, TNS_CLASS_REALTIME), 3 * NS);
+        tns_ns_unref(again);
+        /* Killed between two classes: realtime new, the rest old. */
+        ns->page->seq |= 1;
+        ns->page->clocks[TNS_CLASS_REALTIME].offset_ns = 9 * NS;
+        EXPECT_EQ(tns_page_offsets_read(ns->page, got, 10), -EBUSY);
+        fd = dup(ns->page_fd);
+        ASSERT_GE(fd, 0);
+        ASSERT_EQ(tns_ns_adopt(4, NULL, NULL, fd, NULL, NULL, &again), 0);
+        EXPECT_EQ(tns_ns_offset(again, TNS_CLASS_REALTIME), 9 * NS);
+        EXPECT_EQ(tns_ns_offset(again, TNS_CLASS_MONOTONIC), 1 * NS);
+        EXPECT_EQ(again->page->seq % 2, 0);
+        EXPECT_EQ(again->page->clocks[TNS_CLASS_REALTIME].offset_sec, 9);
+        EXPECT_EQ(tns_page_offsets_read(again->page, got, 10), 0);
+        tns_ns_unref(again);
+        /* Another id's page is not this namespace's. */
+        fd = dup(ns->page_fd);
+        EXPECT_EQ(tns_ns_adopt(5, NULL, NULL, fd, NULL, NULL, &again), -EBADMSG);
+        tns_ns_unref(ns);
+}
+
+/* The store (lib/page-store.h): members' descriptions are read-only for
+ * everyone, root included; ours is writable; adoption checks the pair. */
+TEST(page_store_hands_out_unwritable_descriptions) {
+        struct tns_page_store ps = TNS_PAGE_STORE_NULL, again = TNS_PAGE_STORE_NULL;
+        int64_t off[TNS_CLASS_MAX] = {0, 0, 7 * NS};
+        char path[64];
+        struct tns_ns *ns, *adopted;
+        struct stat st;
+        int ro, w, r;
+        void *p;
+
+        r = tns_page_store_new(&ps);
+        if (r == -EPERM)
+                SKIP("no mount namespace and tmpfs for an unprivileged user");
+        ASSERT_EQ(r, 0);
+        ASSERT_EQ(tns_ns_new(9, NULL, NULL, off, NULL, &ps, &ns), 0);
+        EXPECT_TRUE(ns->store == &ps);
+        EXPECT_EQ(ns->page_dev, ps.dev);
+        ro = tns_ns_ro_fd(ns);
+        ASSERT_GE(ro, 0);
+        ASSERT_EQ(fstat(ro, &st), 0);
+        EXPECT_EQ(st.st_mode & 0777, 0444);
+        EXPECT_EQ(st.st_ino, ns->page_ino);
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", ro);
+        w = open(path, O_RDWR | O_CLOEXEC);
+        EXPECT_EQ(w, -1);
+        EXPECT_EQ(errno, EROFS);
+        p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, ro, TNS_MEMFD_OFFSETS_PAGE);
+        EXPECT_TRUE(p == MAP_FAILED);
+        p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ, MAP_SHARED, ro, TNS_MEMFD_OFFSETS_PAGE);
+        ASSERT_TRUE(p != MAP_FAILED);
+        EXPECT_EQ(mprotect(p, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE), -1);
+        ASSERT_EQ(tns_ns_set_offset(ns, TNS_CLASS_REALTIME, 8 * NS), 0);
+        EXPECT_EQ(((struct tns_offsets_page *) p)->clocks[TNS_CLASS_REALTIME].offset_ns, 8 * NS);
+        munmap(p, TNS_PAGE_SIZE);
+        /* A restart: the store's two fds and the namespace's file. */
+        ASSERT_EQ(tns_page_store_adopt(dup(ps.rw_dir), dup(ps.ro_dir), &again), 0);
+        EXPECT_EQ(again.dev, ps.dev);
+        ASSERT_EQ(tns_ns_adopt(9, NULL, NULL, dup(ns->page_fd), NULL, &again, &adopted), 0);
+        EXPECT_TRUE(adopted->store == &again);
+        EXPECT_EQ(tns_ns_offset(adopted, TNS_CLASS_REALTIME), 8 * NS);
+        /* The file of another id is refused. */
+        EXPECT_EQ(tns_ns_adopt(10, NULL, NULL, dup(ns->page_fd), NULL, &again, &adopted), -EBADMSG);
+        /* The two mounts swapped are no store. */
+        {
+                struct tns_page_store swapped = TNS_PAGE_STORE_NULL;
+
+                EXPECT_EQ(tns_page_store_adopt(dup(ps.ro_dir), dup(ps.rw_dir), &swapped), -EBADMSG);
+        }
+        tns_ns_unref(ns);
+        tns_ns_unref(adopted);
+        tns_page_store_done(&again);
+        tns_page_store_done(&ps);
 }

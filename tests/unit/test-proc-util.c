@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "proc-util.h"
@@ -67,4 +74,71 @@ TEST(start_time_of_self) {
         ASSERT_EQ(tns_proc_start_time(getpid(), &t), 0);
         EXPECT_EQ(t, ticks);
         EXPECT_EQ(tns_proc_start_time(1 << 30, &t), -ESRCH);
+}
+
+TEST(parse_maps_line_fields) {
+        uint64_t lo, off, ino;
+        dev_t dev;
+
+        ASSERT_EQ(tns_proc_parse_maps_line("7fd43305c000-7fd43305e000 r-xs 00001000 00:27 2        /timens-vdso.1\n",
+                                           &lo, &off, &dev, &ino),
+                  0);
+        EXPECT_EQ(lo, 0x7fd43305c000ULL);
+        EXPECT_EQ(off, 0x1000);
+        EXPECT_EQ(major(dev), 0);
+        EXPECT_EQ(minor(dev), 0x27);
+        EXPECT_EQ(ino, 2);
+        ASSERT_EQ(
+                tns_proc_parse_maps_line("00400000-00452000 r-xp 00000000 fd:01 1234567 /bin/x", &lo, &off, &dev, &ino),
+                0);
+        EXPECT_EQ(major(dev), 0xfd);
+        EXPECT_EQ(minor(dev), 1);
+        EXPECT_EQ(ino, 1234567);
+        /* A path is no line: the fields come first or not at all. */
+        EXPECT_EQ(tns_proc_parse_maps_line("/memfd:timens-vdso (deleted)", &lo, &off, &dev, &ino), -EBADMSG);
+        EXPECT_EQ(tns_proc_parse_maps_line("", &lo, &off, &dev, &ino), -EBADMSG);
+}
+
+static void *match_file(dev_t dev, uint64_t ino, void *userdata) {
+        struct stat *st = userdata;
+
+        return dev == st->st_dev && ino == st->st_ino ? st : NULL;
+}
+
+/* A file named like ours is not ours: the kernel's device and inode are
+ * what a mapping is matched by. */
+TEST(file_mapping_by_device_and_inode) {
+        char dir[] = "/tmp/test-proc-util.XXXXXX", a[64], b[64];
+        struct stat st;
+        uint64_t addr;
+        void *p, *q, *m = NULL;
+        int fd, fd2;
+
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        snprintf(a, sizeof(a), "%s/timens-vdso.1", dir);
+        snprintf(b, sizeof(b), "%s/memfd:timens-vdso.1", dir);
+        fd = open(a, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        fd2 = open(b, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        ASSERT_GE(fd, 0);
+        ASSERT_GE(fd2, 0);
+        ASSERT_EQ(ftruncate(fd, 2 * 4096), 0);
+        ASSERT_EQ(ftruncate(fd2, 2 * 4096), 0);
+        ASSERT_EQ(fstat(fd, &st), 0);
+        q = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd2, 4096);
+        ASSERT_TRUE(q != MAP_FAILED);
+        EXPECT_EQ(tns_proc_find_file_mapping(getpid(), 4096, match_file, &st, &addr, &m), -ENOENT);
+        p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+        ASSERT_TRUE(p != MAP_FAILED);
+        ASSERT_EQ(tns_proc_find_file_mapping(getpid(), 4096, match_file, &st, &addr, &m), 0);
+        EXPECT_EQ(addr, (uint64_t) (uintptr_t) p);
+        EXPECT_TRUE(m == &st);
+        /* The same file at another offset is not the page. */
+        EXPECT_EQ(tns_proc_find_file_mapping(getpid(), 0, match_file, &st, &addr, &m), -ENOENT);
+        munmap(p, 4096);
+        munmap(q, 4096);
+        close(fd);
+        close(fd2);
+        unlink(a);
+        unlink(b);
+        rmdir(dir);
 }

@@ -118,7 +118,7 @@ static int setup(void) {
         if (M.area == MAP_FAILED)
                 return -errno;
         fill_params(M.k);
-        if (tns_ns_new(1, "vdso-test", NULL, NULL, NULL, &M.ns) < 0)
+        if (tns_ns_new(1, "vdso-test", NULL, NULL, NULL, NULL, &M.ns) < 0)
                 return -EIO;
         /* A member's view of the offsets page: the memfd opened read-only,
          * mapped shared. */
@@ -595,11 +595,11 @@ TEST(stuck_writer_falls_back_to_syscall) {
 
         SETUP();
         set_offsets(100 * NSEC, 100 * NSEC, 100 * NSEC);
-        tns_page_write_begin(M.ns->page);
+        tns_page_write_begin(M.ns->page, &M.ns->seq);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         check_bracket(CLOCK_MONOTONIC, sys_gettime, 0, _failed);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        tns_page_write_end(M.ns->page);
+        tns_page_write_end(M.ns->page, &M.ns->seq);
         printf("# stuck read took %lld us\n", (long long) (ts_ns(&t1) - ts_ns(&t0)) / 1000);
         EXPECT_LT(ts_ns(&t1) - ts_ns(&t0), NSEC);
         check_bracket(CLOCK_MONOTONIC, k_gettime, 100 * NSEC, _failed);

@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# Issue 14, items 1 and 4: what timensd maps into members, attacked by a
+# member (tests/helpers/page-attack.c). No description of a namespace's
+# file that a member can get is writable, by any route, root included;
+# timensd does not read back what members map; and a member cannot make
+# timensd take another namespace for its own by forging a mapping.
+# docs/SECURITY.md says why each holds.
+
+# $DAEMON_DIR, $DAEMON_PID and $SOCK come from daemon-helpers.bash.
+# shellcheck disable=SC2154,SC2153
+
+load helpers
+load daemon-helpers
+
+TEN_YEARS=$((3650 * 86400))
+
+setup_file() {
+        requires_timensctl
+        requires_timensd
+        build_helpers page-attack clockprobe
+}
+
+setup() {
+        requires_root
+        requires_helper page-attack
+}
+
+teardown() {
+        daemon_teardown
+        [ -z "${FORGE_DIR:-}" ] || rmdir "$FORGE_DIR"
+}
+
+# Other users run page-attack from the checkout: one under a directory
+# they cannot enter (/root) cannot be tested that way.
+requires_nobody_reaches_helpers() {
+        setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$HELPERS/page-attack" ||
+                skip "user nobody cannot reach $HELPERS (the checkout's directory is closed to other users)"
+}
+
+# The fields page-attack prints: "seen N writable N" and the like.
+field() {
+        awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$2"
+}
+
+@test "a task sharing the exec'ing task's fd table gets only unwritable descriptions (root and another user)" {
+        local who
+        requires_nobody_reaches_helpers
+        for who in root nobody; do
+                local as=()
+                [ "$who" = root ] || as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+                run -0 --separate-stderr tns run --realtime +3650d -- "${as[@]}" "$HELPERS/page-attack" sibling /bin/true
+                # The attack saw the fd the exec was handed (it ran), and
+                # could not write through it by any route.
+                (($(field seen "$output") >= 1)) || fail "$who: the sibling saw no fd of ours: $output $stderr"
+                [ "$(field writable "$output")" = 0 ] || fail "$who: $output: $stderr"
+        done
+}
+
+@test "a member cannot write the mappings of its namespace: mprotect, map_files, /proc/self/mem" {
+        run -0 --separate-stderr tns run --realtime +3650d -- "$HELPERS/page-attack" self
+        (($(field mappings "$output") >= 1)) || fail "no mapping of ours: $output"
+        [ "$(field writable "$output")" = 0 ] || fail "$output: $stderr"
+}
+
+@test "after the attacks, a root program in the same namespace runs our image with the namespace's clock" {
+        local host
+        run -0 tns run --realtime +3650d -- sh -c "
+                '$HELPERS/page-attack' sibling /bin/true >/dev/null 2>&1
+                '$HELPERS/page-attack' self >/dev/null 2>&1
+                '$HELPERS/clockprobe' --sec realtime"
+        host=$(($(host_ns realtime) / NSEC_PER_SEC))
+        ((output >= host + TEN_YEARS - 2 && output <= host + TEN_YEARS + 1)) || fail "realtime $output, host $host"
+}
+
+@test "the files are on a read-only mount: /proc/PID/fd of a member is not writable by root either" {
+        start_daemon
+        bg "$TIMENSCTL" run --name ro --realtime +1d -- sleep 300
+        local pid i
+        for ((i = 0; i < 100; i++)); do
+                pid=$(pgrep -n -x sleep -s "${BG_PIDS[0]}") && break
+                sleep 0.1
+        done
+        [ -n "$pid" ] || fail "no member"
+        # Root reopens the member's mapping through map_files (as CRIU
+        # would): read-only mount.
+        local range
+        range=$(awk '/timens-vdso/ && $3 == "00001000" { print $1; exit }' "/proc/$pid/maps")
+        [ -n "$range" ] || fail "no offsets page mapped by $pid"
+        run python3 -c "
+import errno, os, sys
+try:
+    os.open('/proc/$pid/map_files/$range', os.O_RDWR)
+    print('writable')
+except OSError as e:
+    print(errno.errorcode[e.errno])"
+        [ "$output" = EROFS ] || fail "map_files O_RDWR by root: $output"
+        # And timensd itself still writes it: a live change reaches it.
+        run -0 tns set ro --realtime +2d
+        run -0 tns run --join ro -- "$HELPERS/clockprobe" --sec realtime
+}
+
+@test "a forged mapping (same inode number, own tmpfs) names no other namespace: clock_settime moves only the attacker's" {
+        requires_user_ns
+        requires_nobody_reaches_helpers
+        start_daemon
+        bg "$TIMENSCTL" run --name victim --realtime +1d -- sleep 300
+        local pid ino i host_before host_after
+        for ((i = 0; i < 100; i++)); do
+                pid=$(pgrep -n -x sleep -s "${BG_PIDS[0]}") && break
+                sleep 0.1
+        done
+        [ -n "$pid" ] || fail "no victim process"
+        ino=$(awk '/timens-vdso/ && $3 == "00001000" { print $5; exit }' "/proc/$pid/maps")
+        [ -n "$ino" ] || fail "the victim maps no offsets page"
+        # Where the attacker mounts its tmpfs (in a mount namespace of its
+        # own): a directory it can reach.
+        FORGE_DIR=$(mktemp -d /tmp/timens-forge.XXXXXX)
+        chmod 755 "$FORGE_DIR"
+        host_before=$(date +%s)
+        # The attacker: a member of a namespace of its own, unprivileged in
+        # the host's user namespace (unshare -U -r gives it the mount and
+        # the settime rights in a user namespace of its own).
+        run -0 --separate-stderr tns run --realtime +2d -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+                unshare -U -r "$HELPERS/page-attack" forge "$FORGE_DIR" "$ino"
+        [[ $output == "forged $ino settime "* ]] || fail "the attack did not run: $output $stderr"
+        host_after=$(date +%s)
+        ((host_after - host_before < 60)) || fail "the host clock moved: $host_before -> $host_after"
+        local rt
+        rt=$(tns --json show victim | json_get 'j["namespace"]["clocks"]["realtime"]["offset_ns"]')
+        [ "$rt" = 86400000000000 ] || fail "the victim's realtime offset is now $rt"
+}
+
+@test "a restarted timensd (SIGUSR2) keeps the files on the read-only mount and writes them still" {
+        start_daemon
+        tns create kept --realtime +1d
+        local old=$DAEMON_PID
+        kill -USR2 "$old"
+        wait_for_exit "$old"
+        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
+        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        ! grep -q "making another" "$DAEMON_DIR/log" || fail "the store was not taken over: $(cat "$DAEMON_DIR/log")"
+        run -0 --separate-stderr tns run --join kept -- "$HELPERS/page-attack" self
+        [ "$(field writable "$output")" = 0 ] || fail "$output: $stderr"
+        run -0 --separate-stderr tns run --join kept -- "$HELPERS/page-attack" sibling /bin/true
+        [ "$(field writable "$output")" = 0 ] || fail "$output: $stderr"
+        # The successor writes the adopted page: a live change is read.
+        run -0 tns set kept --realtime +3650d
+        local host
+        run -0 tns run --join kept -- "$HELPERS/clockprobe" --sec realtime
+        host=$(($(host_ns realtime) / NSEC_PER_SEC))
+        ((output >= host + TEN_YEARS - 2 && output <= host + TEN_YEARS + 1)) || fail "realtime $output, host $host"
+}
