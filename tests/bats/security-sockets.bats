@@ -138,12 +138,14 @@ s.connect(sys.argv[1])' "$agent"
         still_serves
 }
 
-@test "attach: a group member cannot attach another user's process" {
+@test "attach: a group member cannot attach into a mount namespace it does not own" {
         start_daemon --group "$GROUP"
         victim --mount --propagation private
         run -1 --separate-stderr as "$WRITER" "$TIMENSCTL" attach --name stolen "$VICTIM"
-        [[ $stderr == *"only root may name processes of other users"*"(permission-denied)"* ]]
+        [[ $stderr == *"is in a mount namespace that uid $(id -u "$WRITER") does not own"*"(permission-denied)"* ]]
         no_fuse_in "$VICTIM"
+        run -0 tns list
+        [[ $output != *stolen* ]]
         still_serves
 }
 
