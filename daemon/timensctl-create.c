@@ -10,17 +10,22 @@
 
 static void help(void) {
         printf("Usage: timensctl create NAME [--monotonic OFFSET] [--boottime OFFSET]\n"
-               "                        [--realtime OFFSET|DATE] [--grant none|read|full] [--json]\n"
+               "                        [--realtime OFFSET|DATE] [--grant none|read|full] [--shared]\n"
+               "                        [--json]\n"
                "\n"
                "Create an empty time namespace in timensd. Start processes in it with\n"
                "'timensctl run --join NAME -- COMMAND'. It lives until 'timensctl destroy NAME'.\n"
-               "--grant: what processes inside may do through timensd's socket (default none).\n");
+               "--grant: what processes inside may do through timensd's socket (default none).\n"
+               "--shared: other users may join it too (by default only its maker's uid may).\n");
 }
 
 int verb_create(int argc, char *argv[], struct ctl_options *o) {
-        enum { ARG_GRANT = 0x100 };
-        static const struct option options[] = {
-                CTL_OFFSET_OPTIONS, {"grant", required_argument, NULL, ARG_GRANT}, CTL_COMMON_OPTIONS, {}};
+        enum { ARG_GRANT = 0x100, ARG_SHARED };
+        static const struct option options[] = {CTL_OFFSET_OPTIONS,
+                                                {"grant", required_argument, NULL, ARG_GRANT},
+                                                {"shared", no_argument, NULL, ARG_SHARED},
+                                                CTL_COMMON_OPTIONS,
+                                                {}};
         struct tns_request req = {.op = TNS_OP_CREATE};
         _cleanup_json_ json_object *res = NULL;
         struct offset_args off = {};
@@ -32,6 +37,10 @@ int verb_create(int argc, char *argv[], struct ctl_options *o) {
                         continue;
                 if (c == 'h')
                         return help(), 0;
+                if (c == ARG_SHARED) {
+                        req.shared = true;
+                        continue;
+                }
                 if (c != ARG_GRANT || ctl_parse_grant(optarg, &g) < 0)
                         return ctl_exit(ctl_bad_option("create"));
                 req.grant = g;

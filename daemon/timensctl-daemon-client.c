@@ -242,6 +242,8 @@ static void print_details(const struct tns_ns_view *v) {
         if (v->parent_id)
                 printf("       Parent: %" PRIu64 "\n", v->parent_id);
         printf("        Grant: %s\n", tns_grant_name(v->grant));
+        if (v->origin != TNS_ORIGIN_UNSHARE && v->origin != TNS_ORIGIN_DETACHED)
+                printf("        Owner: uid %u%s\n", v->owner, v->shared ? " (shared: any uid may join)" : "");
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 (void) tns_offset_format(v->offset_ns[c], offset, sizeof(offset));
                 printf("%13s: %-12s",

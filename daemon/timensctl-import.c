@@ -11,7 +11,7 @@
 #include "timens-proto.h"
 
 static void help(void) {
-        printf("Usage: timensctl import FILE|- [--name NAME] [--grant none|read|full] [--json]\n"
+        printf("Usage: timensctl import FILE|- [--name NAME] [--grant none|read|full] [--shared] [--json]\n"
                "\n"
                "Create a namespace from a state 'timensctl export' wrote: its MONOTONIC and\n"
                "BOOTTIME read now what they read at export, and REALTIME keeps its offset from\n"
@@ -33,9 +33,10 @@ static int read_state(const char *path, struct tns_request *req) {
 }
 
 int verb_import(int argc, char *argv[], struct ctl_options *o) {
-        enum { ARG_NAME = 0x100, ARG_GRANT };
+        enum { ARG_NAME = 0x100, ARG_GRANT, ARG_SHARED };
         static const struct option options[] = {{"name", required_argument, NULL, ARG_NAME},
                                                 {"grant", required_argument, NULL, ARG_GRANT},
+                                                {"shared", no_argument, NULL, ARG_SHARED},
                                                 CTL_COMMON_OPTIONS,
                                                 {}};
         struct tns_request req = {.op = TNS_OP_IMPORT};
@@ -50,6 +51,8 @@ int verb_import(int argc, char *argv[], struct ctl_options *o) {
                         return help(), 0;
                 if (c == ARG_NAME)
                         req.name = optarg;
+                else if (c == ARG_SHARED)
+                        req.shared = true;
                 else if (c == ARG_GRANT && ctl_parse_grant(optarg, &g) >= 0)
                         req.grant = g;
                 else

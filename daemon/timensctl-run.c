@@ -37,6 +37,7 @@ static void help(void) {
                "  --join NAME         run in an existing namespace of timensd (create, import)\n"
                "  --grant G           what processes inside may do through timensd's socket:\n"
                "                      none (default), read, full\n"
+               "  --shared            other users may join the namespace (default: only this uid)\n"
                "  --no-daemon         serve the namespace from timensctl's own supervisor even\n"
                "                      when timensd runs (it is the fallback anyway)\n"
                "  --no-vdso           no vDSO in the command's programs: every clock read takes\n"
@@ -59,6 +60,7 @@ struct run_args {
         const char *name;
         const char *join;
         int grant;
+        bool shared;
         bool no_daemon;
         bool no_vdso;
         char **argv;
@@ -67,9 +69,9 @@ struct run_args {
 static int check_args(const struct run_args *a) {
         bool offsets = a->offsets.text[0] || a->offsets.text[1] || a->offsets.text[2];
 
-        if (a->join && (a->name || offsets || a->grant))
+        if (a->join && (a->name || offsets || a->grant || a->shared))
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
-                                     "--join takes the namespace as it is: no --name, offsets or --grant");
+                                     "--join takes the namespace as it is: no --name, offsets, --grant or --shared");
         if (a->join && a->no_daemon)
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--join needs timensd: not with --no-daemon");
         if (a->name && !tns_ns_name_valid(a->name))
@@ -81,12 +83,13 @@ static int check_args(const struct run_args *a) {
 }
 
 static int parse_args(int argc, char *argv[], struct run_args *a, struct ctl_options *o) {
-        enum { ARG_NAME = 0x100, ARG_JOIN, ARG_GRANT, ARG_NO_DAEMON, ARG_NO_VDSO };
+        enum { ARG_NAME = 0x100, ARG_JOIN, ARG_GRANT, ARG_SHARED, ARG_NO_DAEMON, ARG_NO_VDSO };
         static const struct option options[] = {
                 CTL_OFFSET_OPTIONS,
                 {"name", required_argument, NULL, ARG_NAME},
                 {"join", required_argument, NULL, ARG_JOIN},
                 {"grant", required_argument, NULL, ARG_GRANT},
+                {"shared", no_argument, NULL, ARG_SHARED},
                 {"no-daemon", no_argument, NULL, ARG_NO_DAEMON},
                 {"no-vdso", no_argument, NULL, ARG_NO_VDSO},
                 CTL_COMMON_OPTIONS,
@@ -107,6 +110,8 @@ static int parse_args(int argc, char *argv[], struct run_args *a, struct ctl_opt
                         a->join = optarg;
                 else if (c == ARG_NO_DAEMON)
                         a->no_daemon = true;
+                else if (c == ARG_SHARED)
+                        a->shared = true;
                 else if (c == ARG_NO_VDSO)
                         /* timensd's namespaces all carry the vDSO: this one
                          * is the embedded supervisor's. */
@@ -236,7 +241,11 @@ static int daemon_open(const struct run_args *a, const struct ctl_options *o, st
 /* 0: timensd serves the namespace now; 1: it refused, serve it here;
  * <0: failed (the command must not run unserved). */
 static int daemon_adopt(struct tns_client *c, const struct run_args *a, struct tns_child *child) {
-        struct tns_request req = {.op = TNS_OP_ADOPT, .name = a->join ?: a->name, .join = a->join, .grant = a->grant};
+        struct tns_request req = {.op = TNS_OP_ADOPT,
+                                  .name = a->join ?: a->name,
+                                  .join = a->join,
+                                  .grant = a->grant,
+                                  .shared = a->shared};
         _cleanup_json_ json_object *res = NULL;
         int fds[2] = {child->listener, child->pidfd};
         struct tns_proto_error e;

@@ -25,10 +25,15 @@
 
 #include "clocks.h"
 #include "oci.h"
+#include "pidfd-util.h"
+#include "proc-util.h"
 #include "time-util.h"
 #include "timensd.h"
 
 #define AGENT_RECV_MAX_FDS 4
+/* Descendants of a runtime pinned at connect: its init, and what else it
+ * runs then (runc: its nsexec stages; a few). */
+#define AGENT_MAX_PINNED 32
 
 struct agent_conn {
         struct manager *m;
@@ -39,6 +44,8 @@ struct agent_conn {
         size_t received;
         int fds[AGENT_RECV_MAX_FDS];
         unsigned n_fds;
+        int pinned[AGENT_MAX_PINNED]; /* pidfds of the peer's descendants at connect */
+        unsigned n_pinned;
         struct agent_conn *next, **pprev;
 };
 
@@ -53,17 +60,20 @@ static void agent_conn_free(struct agent_conn *a) {
         sd_event_source_disable_unref(a->timer);
         for (unsigned i = 0; i < a->n_fds; i++)
                 safe_close(a->fds[i]);
+        for (unsigned i = 0; i < a->n_pinned; i++)
+                safe_close(a->pinned[i]);
         if (a->tok)
                 json_tokener_free(a->tok);
         safe_close(a->fd);
+        peer_done(&a->peer);
         free(a);
 }
 
 /* Created with the container (ORIGIN_RUN: gone with its last process),
  * or joined when a namespace of that name is there already (containers
  * sharing org.timens.name, or a namespace made with `timensctl create`). */
-static int agent_namespace(struct manager *m, const struct tns_oci_request *req, struct tns_ns **ret,
-                           bool *ret_created) {
+static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_request *req, struct tns_ns **ret,
+                           bool *ret_created, char *err) {
         int64_t v[TNS_CLASS_MAX] = {};
         struct timespec now;
         struct tns_ns *ns;
@@ -73,8 +83,12 @@ static int agent_namespace(struct manager *m, const struct tns_oci_request *req,
         *ret_created = false;
         ns = req->name[0] ? tns_registry_find(m->registry, req->name) : NULL;
         if (ns) {
-                *ret = ns;
-                return 0;
+                /* A container joins by name only a namespace of the
+                 * runtime's uid (root's) or a shared one (issue 14, 6). */
+                r = peer_may_join(m, uid, ns, err);
+                if (r >= 0)
+                        *ret = ns;
+                return r;
         }
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 if (!req->clocks[c].set)
@@ -90,6 +104,8 @@ static int agent_namespace(struct manager *m, const struct tns_oci_request *req,
                         return -ERANGE;
         }
         r = tns_registry_create(m->registry, req->name[0] ? req->name : NULL, v, TNS_ORIGIN_RUN, TNS_GRANT_NONE, ret);
+        if (r >= 0)
+                (void) tns_registry_set_owner(m->registry, *ret, uid, false);
         *ret_created = r >= 0;
         return r;
 }
@@ -107,6 +123,118 @@ static int agent_request(const struct tns_oci_state *st, struct tns_oci_request 
         return tns_oci_annotations_parse(st->annotations, ret, err);
 }
 
+/* The runtime connects once the container's init exists (the init made
+ * the listener it sends): its descendants are pinned now, by pidfds
+ * checked against their parent, because a runtime may exit right after
+ * its sendmsg (crun create -d does), and its init then belongs to a
+ * subreaper. A breadth-first walk; pinned[] doubles as the queue. */
+struct pin_walk {
+        struct agent_conn *a;
+        int parent; /* pidfd */
+        pid_t parent_pid;
+};
+
+static int pin_child(pid_t child, void *userdata) {
+        struct pin_walk *w = userdata;
+        struct agent_conn *a = w->a;
+        struct tns_pidfd_info info;
+        int fd;
+
+        if (a->n_pinned >= AGENT_MAX_PINNED)
+                return -ENOSPC;
+        fd = tns_pidfd_open(child);
+        if (fd < 0)
+                return 0;
+        /* Still its child, and the parent still the one we walked. */
+        if (tns_pidfd_get_info(fd, &info) < 0 || info.ppid != w->parent_pid || !tns_pidfd_alive(w->parent)) {
+                safe_close(fd);
+                return 0;
+        }
+        a->pinned[a->n_pinned++] = fd;
+        return 0;
+}
+
+static void agent_pin_descendants(struct agent_conn *a) {
+        struct pin_walk w = {a, a->peer.pidfd, a->peer.pid};
+        struct tns_pidfd_info info;
+
+        /* Once per read, afresh while the runtime runs: it makes its
+         * init after it connects (crun connects first, to fail early). */
+        if (!tns_pidfd_alive(a->peer.pidfd))
+                return;
+        for (unsigned i = 0; i < a->n_pinned; i++)
+                a->pinned[i] = safe_close(a->pinned[i]);
+        a->n_pinned = 0;
+
+        if (tns_proc_for_each_child(a->peer.pid, pin_child, &w) < 0)
+                return;
+        for (unsigned i = 0; i < a->n_pinned; i++) {
+                if (tns_pidfd_get_info(a->pinned[i], &info) < 0)
+                        continue;
+                w.parent = a->pinned[i];
+                w.parent_pid = info.pid;
+                if (tns_proc_for_each_child(info.pid, pin_child, &w) < 0)
+                        return;
+        }
+}
+
+static bool agent_pinned(struct agent_conn *a, pid_t pid) {
+        struct tns_pidfd_info info;
+
+        for (unsigned i = 0; i < a->n_pinned; i++)
+                if (tns_pidfd_get_info(a->pinned[i], &info) >= 0 && info.pid == pid)
+                        return true;
+        return false;
+}
+
+/* crun run -d daemonizes and makes its init with CLONE_PARENT: the init
+ * is the runtime's sibling, not its child. Accepted as the runtime's own
+ * when it has the runtime's parent, started after the runtime, and both
+ * are still the processes read (their pidfds alive after the reads). */
+static bool agent_sibling(struct agent_conn *a, int pidfd, pid_t pid) {
+        struct tns_pidfd_info mine, theirs;
+        uint64_t t_peer, t_pid;
+
+        if (tns_pidfd_get_info(pidfd, &mine) < 0 || tns_pidfd_get_info(a->peer.pidfd, &theirs) < 0 ||
+            mine.ppid != theirs.ppid || tns_proc_start_time(a->peer.pid, &t_peer) < 0 ||
+            tns_proc_start_time(pid, &t_pid) < 0)
+                return false;
+        return t_pid >= t_peer && tns_pidfd_alive(pidfd) && tns_pidfd_alive(a->peer.pidfd);
+}
+
+/* The message's pid is the container's init, which the runtime sending
+ * it started: it must be the peer's descendant, pinned at a read or found
+ * now, checked through pidfds; else timensd would watch and mount into a
+ * process the client names. 0: verified; 1: not verifiable, because the
+ * runtime exited and its init went to a subreaper (crun run -d makes its
+ * init so and exits right after its sendmsg): the listener is then served
+ * without acting on the pid; -errno with err: refused. */
+static int agent_check_pid(struct agent_conn *a, pid_t pid, char *err) {
+        _cleanup_close_ int pidfd = -EBADF;
+        char why[PEER_ERR_MAX];
+        int r;
+
+        if (pid <= 0)
+                return 1; /* crun exec's message: nothing named, nothing to check */
+        if (agent_pinned(a, pid))
+                return 0;
+        pidfd = tns_pidfd_open(pid);
+        if (pidfd < 0) {
+                snprintf(err, TNS_OCI_ERR_MAX, "the container's process %d does not exist", (int) pid);
+                return pidfd;
+        }
+        r = peer_check_descendant(&a->peer, pidfd, pid, why);
+        if (r == -EPERM && agent_sibling(a, pidfd, pid))
+                r = 0;
+        if (r >= 0 && !tns_pidfd_alive(pidfd))
+                r = -ESRCH, snprintf(why, sizeof(why), "process %d exited during the check", (int) pid);
+        if (r == -EPERM && !tns_pidfd_alive(a->peer.pidfd))
+                return 1;
+        if (r < 0)
+                snprintf(err, TNS_OCI_ERR_MAX, "%.*s", TNS_OCI_ERR_MAX - 1, why);
+        return r;
+}
+
 /* Serves the listener of one message; logs what it does and why not. */
 static void agent_serve(struct agent_conn *a, json_object *msg) {
         struct tns_oci_state st = {.seccomp_fd_index = -1};
@@ -117,6 +245,7 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
         struct tns_log_ctx ctx = {.pid = a->peer.pid};
         struct tns_ns *ns;
         bool created;
+        pid_t root = 0;
         int fd, r;
 
         r = tns_oci_state_parse(text, strlen(text), &st, err);
@@ -127,6 +256,16 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                                      st.seccomp_fd_index, a->n_fds);
         ctx.ns = st.id;
         ctx.pid = st.pid ?: a->peer.pid;
+        if (r >= 0) {
+                r = agent_check_pid(a, st.pid, err);
+                if (r == 1 && st.pid > 0)
+                        tns_log_full(&m->log, LOG_WARNING, 0, &ctx,
+                                     "Container %s: the runtime (process %d) exited before process %d could be "
+                                     "checked as its descendant: serving its listener, but without /proc covers "
+                                     "or a watch for entrants",
+                                     st.id, (int) a->peer.pid, (int) st.pid);
+                root = r == 0 ? st.pid : 0;
+        }
         if (r >= 0)
                 r = agent_request(&st, &req, err);
         if (r < 0) {
@@ -134,14 +273,19 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                              st.id ?: "(no id)", err);
                 goto out;
         }
-        r = agent_namespace(m, &req, &ns, &created);
+        r = agent_namespace(m, a->peer.uid, &req, &ns, &created, err);
+        if (r == -EPERM) {
+                tns_log_full(&m->log, LOG_ERR, 0, &ctx, "Refusing the seccomp listener of container %s: %s", st.id,
+                             err);
+                goto out;
+        }
         if (r < 0) {
                 tns_log_full(&m->log, LOG_ERR, -r, &ctx, "Refusing the seccomp listener of container %s: %s%m", st.id,
                              r == -ERANGE ? "an offset is out of the kernel's range: " : "namespace: ");
                 goto out;
         }
         fd = TAKE_FD(a->fds[st.seccomp_fd_index]);
-        r = tns_registry_adopt(m->registry, ns, fd, st.pid);
+        r = tns_registry_adopt(m->registry, ns, fd, root);
         if (r < 0 && created)
                 (void) tns_registry_destroy(m->registry, ns, true);
         if (r < 0) {
@@ -190,6 +334,9 @@ static int agent_read(struct agent_conn *a) {
         enum json_tokener_error e;
         ssize_t n;
 
+        /* Before the message is read: the runtime may exit once it is
+         * sent (crun run -d), and its init is not its child then. */
+        agent_pin_descendants(a);
         n = recvmsg(a->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0)
                 return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
@@ -242,6 +389,7 @@ static int agent_conn_new(struct manager *m, int fd) {
                 return -ENOMEM;
         a->m = m;
         a->fd = TAKE_FD(owned);
+        a->peer.pidfd = -EBADF;
         a->next = m->agent_conns;
         if (a->next)
                 a->next->pprev = &a->next;
@@ -250,12 +398,15 @@ static int agent_conn_new(struct manager *m, int fd) {
         m->n_agent_conns++;
         a->tok = json_tokener_new_ex(TNS_PROTO_MAX_DEPTH * 4);
         r = a->tok ? peer_from_socket(m, a->fd, &a->peer) : -ENOMEM;
-        /* Only who may change state may hand us listeners (root, the
-         * group): a listener makes a namespace. */
-        if (r >= 0 && a->peer.by_user < TNS_ACCESS_WRITE)
+        /* Runtimes only, which run as root: the message names a pid
+         * that timensd then watches and mounts into, so the client must
+         * be one that may do so itself (the group has the control
+         * socket's adopt, which checks it owns the process). */
+        if (r >= 0 && a->peer.uid != 0)
                 r = tns_log_full(&m->log, LOG_WARNING, EPERM, &(struct tns_log_ctx){.pid = a->peer.pid},
-                                 "Refusing a seccomp agent client of uid %u: only root and group '%s' may",
-                                 (unsigned) a->peer.uid, m->group_name);
+                                 "Refusing a seccomp agent client of uid %u: the agent socket serves container "
+                                 "runtimes running as root; others use the control socket (timensctl run)",
+                                 (unsigned) a->peer.uid);
         if (r >= 0)
                 r = sd_event_add_io(m->event, &a->io, a->fd, EPOLLIN, on_agent_io, a);
         if (r >= 0)
@@ -303,7 +454,7 @@ int agent_listen(struct manager *m, const char *path) {
                                      "The fd named 'agent' from systemd is not a listening Unix stream socket");
         }
         if (fd < 0) {
-                fd = server_bind(m, path);
+                fd = server_bind(m, path, 0600);
                 m->agent_owned = fd >= 0;
         }
         if (fd == -EADDRINUSE)

@@ -15,6 +15,7 @@
 #include "attach.h"
 #include "attach-creds.h"
 #include "clocks.h"
+#include "pidfd-util.h"
 #include "time-util.h"
 #include "timensd.h"
 
@@ -140,6 +141,8 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
                 .parent_id = info.parent_id,
                 .origin = info.origin,
                 .grant = info.grant,
+                .owner = info.owner,
+                .shared = info.shared,
                 .listeners = info.listeners,
                 .pinned = info.pinned,
                 .children = info.children,
@@ -158,8 +161,16 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
                 if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_ts_to_ns(&now, &host) == 0)
                         (void) tns_ns_add(host, info.offset[c], &v->now_ns[c]);
         }
+        /* The scan of every process's maps (programs reparented out of
+         * the trees) for root and the group only: its cost grows with what
+         * any user runs, and it runs on the loop that serves clock calls,
+         * which any reader's show could otherwise stall (issue 14, item
+         * 7). Others get the trees timensd tracks. */
         if (processes) {
-                int n = tns_registry_processes(x->m->registry, ns, v->processes, TNS_PROTO_MAX_PROCESSES);
+                int n = x->p->by_user >= TNS_ACCESS_WRITE
+                                ? tns_registry_processes(x->m->registry, ns, v->processes, TNS_PROTO_MAX_PROCESSES)
+                                : tns_registry_processes_tracked(x->m->registry, ns, v->processes,
+                                                                 TNS_PROTO_MAX_PROCESSES);
 
                 v->has_processes = true;
                 v->n_processes = n > 0 ? (unsigned) n : 0;
@@ -210,6 +221,7 @@ static int op_create(struct op_ctx *x) {
         r = tns_registry_create(x->m->registry, x->req->name, v, TNS_ORIGIN_CREATE, x->req->grant, &ns);
         if (r < 0)
                 return create_error(x, r, x->req->name);
+        (void) tns_registry_set_owner(x->m->registry, ns, x->p->uid, x->req->shared);
         log_ns(x, ns, "Created namespace %" PRIu64, ns->id);
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
@@ -351,6 +363,7 @@ static int op_import(struct op_ctx *x) {
                             tns_class_name(bad), tns_clock_name(tns_class_clock(bad)));
         if (r < 0)
                 return create_error(x, r, x->req->name ?: x->req->state.name);
+        (void) tns_registry_set_owner(x->m->registry, ns, x->p->uid, x->req->shared);
         log_ns(x, ns, "Imported namespace %" PRIu64, ns->id);
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
@@ -379,20 +392,68 @@ static pid_t pidfd_pid(int fd) {
         return 0;
 }
 
+/* Joining puts the caller's processes under a namespace's clocks, its
+ * grant, and lets them change its clocks for every member (an emulated
+ * clock_settime): a namespace belongs to whoever made it, and others join
+ * only one made shared (issue 14, item 6). Root is no exception: the
+ * runtimes run as root, and a container's annotations must not reach a
+ * group member's namespace that was not shared. */
+static int join_check(struct op_ctx *x, struct tns_ns *ns) {
+        char why[PEER_ERR_MAX];
+
+        if (peer_may_join(x->m, x->p->uid, ns, why) >= 0)
+                return 0;
+        return fail(x, TNS_ERR_PERMISSION_DENIED, "%s", why);
+}
+
+/* A process a request names, against the client: for adopt, its
+ * descendant, owned by it (or the client is root) and in a mount
+ * namespace it may mount in; for attach the last alone (lib/attach.c
+ * checks ownership once the process is stopped). All through the pidfd,
+ * which must still be alive once checked (a pid reused meanwhile would be
+ * caught there). */
+enum {
+        CHECK_DESCENDANT = 1 << 0,
+        CHECK_OWNER = 1 << 1,
+        CHECK_MOUNT_NS = 1 << 2,
+};
+
+static int check_process(struct op_ctx *x, int pidfd, pid_t pid, unsigned checks) {
+        char why[PEER_ERR_MAX];
+        int r = 0;
+
+        if (checks & CHECK_DESCENDANT)
+                r = peer_check_descendant(x->p, pidfd, pid, why);
+        if (r >= 0 && (checks & CHECK_OWNER))
+                r = peer_check_owner(x->p, pidfd, pid, why);
+        if (r >= 0 && (checks & CHECK_MOUNT_NS))
+                r = peer_check_mount_ns(x->p, pidfd, pid, why);
+        if (r >= 0 && !tns_pidfd_alive(pidfd))
+                r = -ESRCH, snprintf(why, sizeof(why), "process %d exited", (int) pid);
+        if (r == -ESRCH)
+                return fail(x, TNS_ERR_NOT_FOUND, "%s", why);
+        if (r < 0)
+                return fail(x, TNS_ERR_PERMISSION_DENIED, "%s", why);
+        return 0;
+}
+
 static int adopt_target(struct op_ctx *x, struct tns_ns **ret, bool *ret_created) {
         int64_t v[TNS_CLASS_MAX];
         unsigned mask = request_offsets(x->req, v);
         int r;
 
         *ret_created = false;
-        if (x->req->join)
-                return find_target(x, ret);
+        if (x->req->join) {
+                r = find_target(x, ret);
+                return r < 0 ? r : join_check(x, *ret);
+        }
         r = check_range(x, mask, v);
         if (r < 0)
                 return r;
         r = tns_registry_create(x->m->registry, x->req->name, v, TNS_ORIGIN_RUN, x->req->grant, ret);
         if (r < 0)
                 return create_error(x, r, x->req->name);
+        (void) tns_registry_set_owner(x->m->registry, *ret, x->p->uid, x->req->shared);
         *ret_created = true;
         return 0;
 }
@@ -407,10 +468,15 @@ static int op_adopt(struct op_ctx *x) {
                 return fail(x, TNS_ERR_BAD_FD,
                             "adopt needs the seccomp listener fd, sent with the request "
                             "(SCM_RIGHTS)");
+        root = x->fds[1] >= 0 ? pidfd_pid(x->fds[1]) : 0;
+        if (x->fds[1] >= 0 && root <= 0)
+                return fail(x, TNS_ERR_BAD_FD, "the second fd sent is not a pidfd of a running process");
+        r = root > 0 ? check_process(x, x->fds[1], root, CHECK_DESCENDANT | CHECK_OWNER | CHECK_MOUNT_NS) : 0;
+        if (r < 0)
+                return r;
         r = adopt_target(x, &ns, &created);
         if (r < 0)
                 return r;
-        root = x->fds[1] >= 0 ? pidfd_pid(x->fds[1]) : 0;
         r = tns_registry_adopt(x->m->registry, ns, TAKE_FD(x->fds[0]), root);
         if (r < 0) {
                 if (created)
@@ -425,13 +491,17 @@ static int op_adopt(struct op_ctx *x) {
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
 
+static int attach_error(struct op_ctx *x, int r, pid_t pid, const struct tns_attach_report *rep);
+
 /* Which pids are never attached. Whose processes may be is not decided
  * here: a look at /proc now would race with a setuid exec before the
  * process is stopped. lib/attach.c checks every process of the tree once
- * it is stopped, against the caller's SO_PEERCRED credentials (x->p). */
+ * it is stopped, against the caller's SO_PEERCRED credentials (x->p).
+ * Where timensd would mount is checked here, through a pidfd: its /proc
+ * covers go into the attached process's mount namespace, which a caller
+ * other than root must own (docs/SECURITY-sockets.md). */
 static int attach_check(struct op_ctx *x, pid_t pid) {
-        char path[64];
-        struct stat st;
+        _cleanup_close_ int pidfd = -EBADF;
 
         if (pid == 1)
                 return fail(x, TNS_ERR_INVALID_PARAMS,
@@ -439,10 +509,12 @@ static int attach_check(struct op_ctx *x, pid_t pid) {
                             "process of the host under the namespace");
         if (pid == getpid())
                 return fail(x, TNS_ERR_INVALID_PARAMS, "process %d is timensd itself", (int) pid);
-        snprintf(path, sizeof(path), "/proc/%d", (int) pid);
-        if (stat(path, &st) < 0)
+        pidfd = tns_pidfd_open(pid);
+        if (pidfd < 0 && tns_pidfd_is_thread(pid))
+                return attach_error(x, -EINVAL, pid, NULL);
+        if (pidfd < 0)
                 return fail(x, TNS_ERR_NOT_FOUND, "no process %d (pids are timensd's, the host's)", (int) pid);
-        return 0;
+        return check_process(x, pidfd, pid, CHECK_MOUNT_NS);
 }
 
 static pid_t tracer_of(pid_t pid) {
@@ -641,6 +713,11 @@ static int authorize(struct op_ctx *x) {
         peer_refresh(x->m, p);
         if (p->access >= need)
                 return 0;
+        if (p->gone)
+                return fail(x, TNS_ERR_PERMISSION_DENIED,
+                            "process %d, which opened this connection, has exited: a connection is good only "
+                            "while the process that made it runs (open a new one)",
+                            (int) p->pid);
         if (p->inside_ns)
                 return fail(x, TNS_ERR_PERMISSION_DENIED,
                             "process %d is inside time namespace %" PRIu64 ", which was not granted %s access",

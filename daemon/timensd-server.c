@@ -37,6 +37,7 @@ static void connection_free(struct connection *c) {
         for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
                 safe_close(c->fds[i]);
         safe_close(c->fd);
+        peer_done(&c->peer);
         free(c->in);
         free(c->out);
         free(c);
@@ -366,14 +367,70 @@ void manager_namespace_gone(struct manager *m, uint64_t id) {
         }
 }
 
+/* A clear error for this client, and its slot stays free. */
+static void reject(struct manager *m, int fd, const char *message) {
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_free_ char *line = NULL;
+        struct tns_proto_error e;
+        size_t len;
+
+        tns_proto_error_set(&e, TNS_ERR_LIMIT, "%s", message);
+        if (tns_reply_error(-1, &e, &reply) >= 0 && tns_message_format(reply, &line, &len) >= 0)
+                (void) !send(fd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        safe_close(fd);
+        m->stats.rejected++;
+}
+
+static unsigned connections_of(const struct manager *m, uid_t uid) {
+        unsigned n = 0;
+
+        for (const struct connection *c = m->connections; c; c = c->next)
+                if (!c->dead && c->peer.uid == uid)
+                        n++;
+        return n;
+}
+
+/* Root has every slot; another uid at most its quota, and a user outside
+ * the group none of the reserved ones. Called before c counts. */
+static bool over_quota(struct manager *m, const struct peer *p, char *buf, size_t size) {
+        unsigned reserved = m->max_connections / 4 < TIMENSD_RESERVED_CONNECTIONS ? m->max_connections / 4
+                                                                                  : TIMENSD_RESERVED_CONNECTIONS;
+
+        if (p->uid == 0)
+                return false;
+        if (connections_of(m, p->uid) >= TIMENSD_MAX_CONNECTIONS_PER_UID) {
+                snprintf(buf, size, "too many connections of uid %u (%d at once): close some", (unsigned) p->uid,
+                         TIMENSD_MAX_CONNECTIONS_PER_UID);
+                return true;
+        }
+        if (p->by_user < TNS_ACCESS_WRITE && m->n_connections >= m->max_connections - reserved) {
+                snprintf(buf, size, "too many connections (%u; the last %u are kept for root and group '%s')",
+                         m->n_connections, reserved, m->group_name);
+                return true;
+        }
+        return false;
+}
+
 static int connection_new(struct manager *m, int fd) {
         _cleanup_close_ int owned = fd;
         struct connection *c;
+        char why[192];
         int r;
 
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
+        c->peer.pidfd = -EBADF;
+        r = peer_from_socket(m, fd, &c->peer);
+        if (r >= 0 && over_quota(m, &c->peer, why, sizeof(why)))
+                r = -EDQUOT;
+        if (r < 0) {
+                peer_done(&c->peer);
+                free(c);
+                if (r == -EDQUOT)
+                        reject(m, TAKE_FD(owned), why);
+                return r;
+        }
         c->m = m;
         c->fd = TAKE_FD(owned);
         for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
@@ -387,7 +444,7 @@ static int connection_new(struct manager *m, int fd) {
         m->stats.connections++;
         m->stats.connections_now = m->n_connections;
         c->in = malloc(TNS_PROTO_MAX_REQUEST);
-        r = c->in ? peer_from_socket(m, c->fd, &c->peer) : -ENOMEM;
+        r = c->in ? 0 : -ENOMEM;
         if (r >= 0)
                 r = sd_event_add_io(m->event, &c->io, c->fd, EPOLLIN, on_connection_io, c);
         if (r >= 0)
@@ -400,19 +457,6 @@ static int connection_new(struct manager *m, int fd) {
         (void) sd_event_source_set_description(c->io, "timensd-connection");
         (void) sd_event_source_set_description(c->timer, "timensd-connection-timer");
         return 0;
-}
-
-/* At the cap: a clear error for this client, and its slot stays free. */
-static void reject(struct manager *m, int fd) {
-        char line[160];
-        int n;
-
-        n = snprintf(line, sizeof(line),
-                     "{\"id\":null,\"error\":{\"code\":\"limit\",\"message\":\"too many connections (%u)\"}}\n",
-                     m->max_connections);
-        (void) !send(fd, line, (size_t) n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        safe_close(fd);
-        m->stats.rejected++;
 }
 
 static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -444,10 +488,15 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         return 0;
                 }
                 if (m->n_connections >= m->max_connections) {
-                        reject(m, cfd);
+                        char why[64];
+
+                        snprintf(why, sizeof(why), "too many connections (%u)", m->max_connections);
+                        reject(m, cfd, why);
                         continue;
                 }
                 r = connection_new(m, cfd);
+                if (r == -EDQUOT)
+                        continue; /* refused with a reply, counted */
                 if (r < 0)
                         tns_log_errno(&m->log, LOG_WARNING, r, "Failed to set up a connection, ignoring: %m");
         }
@@ -487,7 +536,7 @@ static int remove_stale(const struct sockaddr_un *sa) {
         return RET_NERRNO(unlink(sa->sun_path));
 }
 
-int server_bind(struct manager *m, const char *path) {
+int server_bind(struct manager *m, const char *path, mode_t mode) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         _cleanup_close_ int fd = -EBADF;
         int r;
@@ -505,9 +554,10 @@ int server_bind(struct manager *m, const char *path) {
                 return negative_errno();
         if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return negative_errno();
-        /* Who may connect is the directory's business; what they may do,
-         * SO_PEERCRED's. */
-        if (chmod(path, 0666) < 0 || listen(fd, TIMENSD_BACKLOG) < 0) {
+        /* The mode the units give (timensd.socket, timensd-agent.socket):
+         * the control socket is open to all, what a peer may do is
+         * decided by its credentials; the agent socket is root's. */
+        if (chmod(path, mode) < 0 || listen(fd, TIMENSD_BACKLOG) < 0) {
                 r = negative_errno();
                 (void) unlink(path);
                 return r;
@@ -546,7 +596,7 @@ int server_listen(struct manager *m, const char *path) {
                 return tns_log_errno(&m->log, LOG_ERR, EINVAL,
                                      "The fd named 'control' from systemd is not a listening Unix stream socket");
         if (fd < 0) {
-                fd = server_bind(m, path);
+                fd = server_bind(m, path, 0666);
                 m->socket_owned = fd >= 0;
         }
         if (fd == -EADDRINUSE)

@@ -18,17 +18,27 @@
 #define TIMENSD_DEFAULT_GROUP "timens"
 #define TIMENSD_DEFAULT_MAX_CONNECTIONS 256
 #define TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC 60
+/* Connections one uid other than root may hold at once, and the last
+ * slots of --max-connections, which only root and the group may take:
+ * other users cannot lock the admin out (issue 14, item 7). */
+#define TIMENSD_MAX_CONNECTIONS_PER_UID 32
+#define TIMENSD_RESERVED_CONNECTIONS 32
 #define TIMENSD_BACKLOG 128
 
-/* Who is on the other end of a connection (SO_PEERCRED at connect). */
+/* Who is on the other end of a connection (SO_PEERCRED at connect),
+ * pinned by a pidfd (SO_PEERPIDFD): a peer that is gone has no access,
+ * and its pid, once reused, never names another process's rights. */
 struct peer {
         pid_t pid;
         uid_t uid;
         gid_t gid;
+        int pidfd; /* -EBADF: not pinned, no access */
         enum tns_access by_user; /* what root / the group / others may do */
         enum tns_access access; /* that, limited by the grant of a namespace it is in */
+        enum tns_access limit; /* access at connect: a peer inside then stays as limited */
         uint64_t inside_ns; /* the namespace it is in, 0 if none */
         uint64_t generation; /* of the manager when access was computed */
+        bool gone; /* its process exited */
 };
 
 struct connection {
@@ -118,8 +128,18 @@ int timensd_parse_log_level(const char *s);
 
 /* timensd-auth.c */
 int peer_from_socket(struct manager *m, int fd, struct peer *ret);
-/* Recomputes access if the manager's generation moved on. */
+/* Recomputes access if the manager's generation moved on; a peer whose
+ * process is gone has none. */
 void peer_refresh(struct manager *m, struct peer *p);
+void peer_done(struct peer *p);
+/* Checks made of a process a request names (pidfd: its pidfd), against
+ * the peer asking: 0, or -EPERM/-ESRCH with a message in err. */
+#define PEER_ERR_MAX 256
+int peer_check_descendant(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX]);
+int peer_check_owner(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX]);
+int peer_check_mount_ns(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX]);
+/* Whether uid may join held namespace ns (its owner's, or shared). */
+int peer_may_join(struct manager *m, uid_t uid, struct tns_ns *ns, char err[PEER_ERR_MAX]);
 
 /* timensd-ops.c: one request line in, one reply out — or none yet
  * (*ret_reply NULL) when c now waits for an event. fds received with the
@@ -175,8 +195,8 @@ int keeper_run(const char *exe, char *const argv[], int ready_fd, const struct t
 /* timensd-server.c */
 int server_listen(struct manager *m, const char *path);
 /* A listening Unix socket bound at path (its directory prepared, a stale
- * socket replaced); -EADDRINUSE if a daemon answers there. */
-int server_bind(struct manager *m, const char *path);
+ * socket replaced), with mode; -EADDRINUSE if a daemon answers there. */
+int server_bind(struct manager *m, const char *path, mode_t mode);
 void server_done(struct manager *m);
 /* Queues a reply on c and sends what the socket takes now. */
 int connection_reply(struct connection *c, json_object *reply);

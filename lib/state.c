@@ -66,6 +66,8 @@ static json_object *format_ns(const struct tns_state_ns *n) {
         jput(o, "held", json_object_new_boolean(n->held));
         jput(o, "origin", i64(n->origin));
         jput(o, "grant", i64(n->grant));
+        jput(o, "owner", i64(n->owner));
+        jput(o, "shared", json_object_new_boolean(n->shared));
         jput(o, "created", i64(n->created_realtime_ns));
         jput(o, "sets", u64(n->sets));
         jput(o, "flags", u64(n->flags));
@@ -187,6 +189,17 @@ static int parse_ns(json_object *o, struct tns_state *st) {
         if (!get_i64(o, "grant", 0, 255, &x))
                 return -EBADMSG;
         n->grant = (int) x;
+        /* Absent in records of older daemons: root's, not shared. */
+        if (json_object_object_get_ex(o, "owner", &v)) {
+                if (!get_i64(o, "owner", 0, UINT32_MAX - 1, &x))
+                        return -EBADMSG;
+                n->owner = (uid_t) x;
+        }
+        if (json_object_object_get_ex(o, "shared", &v)) {
+                if (!json_object_is_type(v, json_type_boolean))
+                        return -EBADMSG;
+                n->shared = json_object_get_boolean(v);
+        }
         if (!get_i64(o, "created", INT64_MIN, INT64_MAX, &n->created_realtime_ns) || !get_u64(o, "sets", &n->sets) ||
             !get_i64(o, "flags", 0, UINT32_MAX, &x))
                 return -EBADMSG;

@@ -28,7 +28,9 @@
 #include <limits.h>
 #include <linux/fuse.h>
 #include <linux/mount.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -494,12 +496,35 @@ void supervisor_procfs_foreach(struct listener *l, void (*fn)(unsigned file, uin
                 fn((unsigned) c->file, c->serial, c->fd, userdata);
 }
 
-static int wait_helper(pid_t pid) {
-        int status;
+/* The helper's mounts can block: a path in its mount namespace may lie on
+ * a hung FUSE or NFS mount, and we run on the event loop that serves
+ * every namespace's calls. So it gets a deadline, then SIGKILL, and is
+ * reaped in any case. */
+#define PROCFS_HELPER_TIMEOUT_MS 5000
 
+static int wait_helper(pid_t pid) {
+        _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        struct pollfd p = {.fd = pidfd, .events = POLLIN};
+        int status, timeout = PROCFS_HELPER_TIMEOUT_MS, r = 0;
+        uint64_t end = now_usec() + (uint64_t) PROCFS_HELPER_TIMEOUT_MS * 1000;
+
+        /* Our own child: its pidfd cannot fail but for lack of fds. */
+        while (pidfd >= 0 && timeout > 0 && (r = poll(&p, 1, timeout)) <= 0) {
+                uint64_t now = now_usec();
+
+                if (r < 0 && errno != EINTR)
+                        break;
+                timeout = now < end ? (int) ((end - now + 999) / 1000) : 0;
+        }
+        if (pidfd < 0 || r <= 0) {
+                (void) kill(pid, SIGKILL);
+                r = -ETIMEDOUT;
+        }
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return negative_errno();
+        if (r == -ETIMEDOUT)
+                return r;
         if (!WIFEXITED(status))
                 return -EIO;
         return -WEXITSTATUS(status);
@@ -587,7 +612,12 @@ void supervisor_procfs_listener_added(struct listener *l) {
                 r = -ENOENT;
         for (size_t i = 0; i < n && r >= 0; i++)
                 r = supervisor_procfs_mount(l, l->root_pid, dirs[i]);
-        if (r < 0)
+        if (r == -ETIMEDOUT)
+                tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = l->root_pid},
+                             "The helper mounting over /proc/uptime and /proc/stat did not finish within %d ms "
+                             "(a hung mount in the container?) and was killed: they show the host's values",
+                             PROCFS_HELPER_TIMEOUT_MS);
+        else if (r < 0)
                 tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = l->root_pid},
                              "Failed to cover /proc/uptime and /proc/stat (no private proc mount?), they show "
                              "the host's values: %m");

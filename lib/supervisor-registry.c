@@ -20,6 +20,8 @@ struct tns_ns_record {
         struct tns_ns *ns; /* owns the supervisor's creation reference */
         enum tns_origin origin;
         enum tns_grant grant;
+        uid_t owner; /* who made it; joining needs that uid or shared */
+        bool shared;
         int64_t created_realtime_ns;
         uint64_t sets;
         struct tns_ns_record *next, **pprev;
@@ -195,6 +197,8 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
                           : ns->parent ? TNS_ORIGIN_UNSHARE
                                        : TNS_ORIGIN_DETACHED,
                 .grant = rec ? rec->grant : TNS_GRANT_NONE,
+                .owner = rec ? rec->owner : 0,
+                .shared = rec && rec->shared,
                 .calls = ns->n_calls,
                 .failures = ns->n_failures,
                 .sets = rec ? rec->sets : 0,
@@ -277,7 +281,7 @@ static void walk_mappers(struct walk *w) {
         }
 }
 
-int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
+static int processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max, bool scan_maps) {
         struct walk w = {r, ns, pids, max, 0};
 
         for (struct listener *l = r->s->listeners; l; l = l->next) {
@@ -293,9 +297,17 @@ int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pid
          * walked, so the count is a lower bound then. */
         for (size_t i = 0; i < w.n && i < w.max; i++)
                 (void) tns_proc_for_each_child(w.pids[i], walk_child, &w);
-        if (w.n < w.max)
+        if (scan_maps && w.n < w.max)
                 walk_mappers(&w);
         return (int) (w.n > INT32_MAX ? INT32_MAX : w.n);
+}
+
+int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
+        return processes(r, ns, pids, max, true);
+}
+
+int tns_registry_processes_tracked(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max) {
+        return processes(r, ns, pids, max, false);
 }
 
 static struct tns_ns *listener_root_ns(struct tns_registry *r, pid_t pid) {
@@ -359,6 +371,15 @@ int tns_registry_create(struct tns_registry *r, const char *name, const int64_t 
         return 0;
 }
 
+int tns_registry_set_owner(struct tns_registry *r, struct tns_ns *ns, uid_t owner, bool shared) {
+        if (!ns->record)
+                return -EPERM;
+        ns->record->owner = owner;
+        ns->record->shared = shared;
+        supervisor_changed(r->s, NULL, -EBADF);
+        return 0;
+}
+
 void supervisor_registry_save(struct tns_ns *ns, struct tns_state_ns *ret) {
         struct tns_ns_record *rec = ns->record;
 
@@ -367,6 +388,8 @@ void supervisor_registry_save(struct tns_ns *ns, struct tns_state_ns *ret) {
                 return;
         ret->origin = (int) rec->origin;
         ret->grant = (int) rec->grant;
+        ret->owner = rec->owner;
+        ret->shared = rec->shared;
         ret->created_realtime_ns = rec->created_realtime_ns;
         ret->sets = rec->sets;
 }
@@ -385,6 +408,8 @@ int supervisor_registry_restore(struct tns_registry *r, struct tns_ns *ns, const
                                       .ns = ns,
                                       .origin = st->origin,
                                       .grant = st->grant,
+                                      .owner = st->owner,
+                                      .shared = st->shared,
                                       .created_realtime_ns = st->created_realtime_ns,
                                       .sets = st->sets};
         rec->next = r->records;

@@ -79,6 +79,8 @@ struct tns_ns_info {
         const char *name; /* NULL if none; valid until the next change */
         enum tns_origin origin;
         enum tns_grant grant;
+        uid_t owner; /* the uid that made it (0 if not held) */
+        bool shared; /* others may join it */
         int64_t offset[TNS_CLASS_MAX]; /* effective: namespace clock = host + offset */
         unsigned listeners; /* listener fds feeding this namespace */
         unsigned pinned; /* processes pinned to it after an unshare */
@@ -98,6 +100,11 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
  * returns how many it found, which may exceed max. A process reparented
  * before any exec with the vDSO is not found. */
 int tns_registry_processes(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max);
+/* The same without the scan of every process's maps (the part whose cost
+ * grows with what other users run): the trees and pinned members only,
+ * so reparented programs are missed. For requests served on the loop
+ * that serves clock calls (timensd's show). */
+int tns_registry_processes_tracked(struct tns_registry *r, struct tns_ns *ns, pid_t *pids, size_t max);
 
 /* The namespace a process belongs to: the one whose offsets page it maps
  * (our vDSO), else its own or its nearest ancestor's entry, as the
@@ -108,6 +115,12 @@ struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid);
  * not valid, -ENOSPC past TNS_MAX_NAMESPACES. */
 int tns_registry_create(struct tns_registry *r, const char *name, const int64_t offsets[TNS_CLASS_MAX],
                         enum tns_origin origin, enum tns_grant grant, struct tns_ns **ret);
+
+/* Who made a held namespace, and whether others may join it (timensd
+ * decides who may: docs/SECURITY-sockets.md); kept across restarts.
+ * A new namespace belongs to root and is not shared. -EPERM if ns is not
+ * held. */
+int tns_registry_set_owner(struct tns_registry *r, struct tns_ns *ns, uid_t owner, bool shared);
 
 /* -EBUSY while it has processes, unless force (see above); -EPERM for a
  * namespace the registry does not hold (a child, a detached one). */

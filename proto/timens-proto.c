@@ -23,6 +23,7 @@ enum {
         PARAM_TIMEOUT = 1U << 8,
         PARAM_STATE = 1U << 9,
         PARAM_TREE = 1U << 10,
+        PARAM_SHARED = 1U << 11,
         PARAM_TARGET = PARAM_NAME | PARAM_ID,
 };
 
@@ -34,17 +35,20 @@ static const struct op_def {
         unsigned required; /* params it needs */
 } op_defs[_TNS_OP_MAX] = {
         [TNS_OP_HELLO] = {"hello", false, false, 0, 0},
-        [TNS_OP_CREATE] = {"create", true, false, PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT, PARAM_NAME},
+        [TNS_OP_CREATE] = {"create", true, false, PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_SHARED, PARAM_NAME},
         [TNS_OP_DESTROY] = {"destroy", true, true, PARAM_TARGET | PARAM_FORCE, 0},
         [TNS_OP_SET] = {"set", true, true, PARAM_TARGET | PARAM_OFFSETS | PARAM_ALLOW_BACKWARDS, PARAM_OFFSETS},
         [TNS_OP_SHOW] = {"show", false, true, PARAM_TARGET, 0},
         [TNS_OP_LIST] = {"list", false, false, 0, 0},
         [TNS_OP_EXPORT] = {"export", false, true, PARAM_TARGET, 0},
-        [TNS_OP_IMPORT] = {"import", true, false, PARAM_NAME | PARAM_GRANT | PARAM_STATE, PARAM_STATE},
+        [TNS_OP_IMPORT] = {"import", true, false, PARAM_NAME | PARAM_GRANT | PARAM_STATE | PARAM_SHARED, PARAM_STATE},
         [TNS_OP_STATS] = {"stats", false, false, 0, 0},
-        [TNS_OP_ADOPT] = {"adopt", true, false, PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN, 0},
+        [TNS_OP_ADOPT] = {"adopt", true, false, PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_SHARED,
+                          0},
         [TNS_OP_ATTACH] = {"attach", true, false,
-                           PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE, PARAM_PID},
+                           PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE |
+                                   PARAM_SHARED,
+                           PARAM_PID},
         [TNS_OP_WAIT] = {"wait", false, true, PARAM_TARGET | PARAM_TIMEOUT, 0},
 };
 
@@ -363,6 +367,10 @@ static int parse_join(json_object *v, struct tns_request *r, struct tns_proto_er
         return parse_bool_field(v, &r->join, "join", e);
 }
 
+static int parse_shared(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
+        return parse_bool_field(v, &r->shared, "shared", e);
+}
+
 static int parse_tree(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
         bool tree = true;
         int k;
@@ -426,6 +434,7 @@ static const struct param_def {
         {"timeout_ms", PARAM_TIMEOUT, parse_timeout},
         {"state", PARAM_STATE, parse_state},
         {"tree", PARAM_TREE, parse_tree},
+        {"shared", PARAM_SHARED, parse_shared},
 };
 
 static const struct param_def *param_by_key(const char *key) {
@@ -457,9 +466,10 @@ static int check_params(const struct op_def *d, unsigned seen, struct tns_reques
                 any_clock |= r->clocks[c].set;
         if (r->op == TNS_OP_SET && !any_clock)
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "params.offsets: set needs at least one clock");
-        if (r->join && (!r->name || any_clock || (seen & PARAM_GRANT)))
+        if (r->join && (!r->name || any_clock || (seen & PARAM_GRANT) || r->shared))
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                           "params: join needs \"name\" and takes no \"offsets\" or \"grant\"");
+                                           "params: join needs \"name\" and takes no \"offsets\", \"grant\" or "
+                                           "\"shared\"");
         if (r->op == TNS_OP_WAIT && !(seen & PARAM_TIMEOUT))
                 r->timeout_ms = TNS_PROTO_WAIT_DEFAULT_MS;
         return 0;
@@ -645,6 +655,8 @@ static int params_to_json(const struct tns_request *r, json_object *p) {
                 k = add_string(p, "grant", tns_grant_name(r->grant));
         if (k >= 0 && r->pid && (d->allowed & PARAM_PID))
                 k = add_int64(p, "pid", r->pid);
+        if (k >= 0 && r->shared && (d->allowed & PARAM_SHARED))
+                k = add_bool(p, "shared", true);
         if (k >= 0 && r->no_tree && (d->allowed & PARAM_TREE))
                 k = add_bool(p, "tree", false);
         if (k >= 0 && (d->allowed & PARAM_TIMEOUT))
@@ -921,6 +933,10 @@ int tns_ns_view_to_json(const struct tns_ns_view *v, json_object **ret) {
         if (k >= 0)
                 k = add_string(o, "grant", tns_grant_name(v->grant));
         if (k >= 0)
+                k = add_uint64(o, "owner", v->owner);
+        if (k >= 0)
+                k = add_bool(o, "shared", v->shared);
+        if (k >= 0)
                 k = add_object(o, "clocks", clocks_to_json(v->offset_ns, v->now_ns));
         if (k >= 0)
                 k = view_counters_to_json(v, o);
@@ -984,6 +1000,8 @@ int tns_ns_view_from_json(json_object *o, struct tns_ns_view *ret) {
         (void) read_unsigned(o, "pinned", &ret->pinned);
         (void) read_unsigned(o, "children", &ret->children);
         (void) read_bool(o, "live", &ret->live);
+        (void) read_unsigned(o, "owner", &ret->owner);
+        (void) read_bool(o, "shared", &ret->shared);
         (void) read_uint64(o, "calls", &ret->calls);
         (void) read_uint64(o, "failures", &ret->failures);
         (void) read_uint64(o, "sets", &ret->sets);

@@ -117,6 +117,7 @@ struct tns_request {
         uint64_t ns_id; /* the target by id (0: by name) */
         struct tns_clock_arg clocks[TNS_CLASS_MAX];
         bool force, allow_backwards, join;
+        bool shared; /* create/import/adopt/attach: others may join it */
         enum tns_grant grant;
         int64_t pid; /* attach */
         bool no_tree; /* attach: "tree": false, the process alone */
@@ -163,6 +164,8 @@ struct tns_ns_view {
         char name[TNS_NS_NAME_MAX + 1]; /* "" if none */
         enum tns_origin origin;
         enum tns_grant grant;
+        unsigned owner; /* the uid that made it */
+        bool shared; /* others may join it */
         int64_t offset_ns[TNS_CLASS_MAX];
         int64_t now_ns[TNS_CLASS_MAX]; /* the namespace's clocks when the reply was made */
         unsigned listeners, pinned, children;

@@ -288,7 +288,8 @@ static int call(struct tns_client *c, struct tns_request *req, struct tns_proto_
 
 /* The namespace, new, or the one of that name if it exists (containers
  * sharing org.timens.name, or one made with `timensctl create`): joined,
- * with its offsets. */
+ * with its offsets, if timensd lets our uid join it (its owner's, or
+ * shared: the attach then fails with timensd's reason otherwise). */
 static int make_namespace(struct hook *h, struct tns_client *c) {
         struct tns_request req = {.op = TNS_OP_CREATE, .name = h->req.name};
         struct tns_proto_error e = {};

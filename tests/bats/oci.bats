@@ -368,23 +368,30 @@ s.recv(1)
 PY
 }
 
-@test "agent socket: garbage, a missing fd, a non-listener fd and strangers are refused; timensd serves on" {
+@test "agent socket: garbage, a missing fd, a non-listener fd, another's pid and strangers are refused; timensd serves on" {
         requires_runtime runc
         requires_setpriv
         local b
         agent_send 'not json at all'
         agent_send '{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1,"state":{"id":"nofd","pid":1}}'
-        agent_send '{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1,"state":{"id":"notalistener","pid":1}}' /dev/null
+        # pid 0, as crun exec's message says: no process to check first.
+        agent_send '{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":0,"state":{"id":"notalistener","pid":0}}' /dev/null
+        # A process that is not the runtime's (here: pid 1).
+        agent_send '{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1,"state":{"id":"notmine","pid":1}}' /dev/null
         agent_send '{"ociVersion":"1.0.2","fds":[],"state":{"id":"nofds"}}'
         chmod 755 "$DAEMON_DIR"
-        agent_send --as-nobody '{"state":{"id":"stranger"}}' || true
+        # The socket is root's (0600): a stranger cannot even connect.
+        [ "$(stat -c %a "$AGENT")" = 600 ] || fail "the agent socket is mode $(stat -c %a "$AGENT")"
+        run agent_send --as-nobody '{"state":{"id":"stranger"}}'
+        [[ $output == *PermissionError* ]] || fail "nobody could connect to the agent socket: $output"
         grep -q "A seccomp agent message is not JSON" "$DAEMON_DIR/log" || fail "no log of the garbage"
         grep -q "container nofd: \"seccompFd\" is fd 0 of the message, which brought 0" "$DAEMON_DIR/log" ||
                 fail "no log of the missing fd"
         grep -q "container notalistener: the fd named \"seccompFd\" is not a seccomp listener" "$DAEMON_DIR/log" ||
                 fail "no log of the bad fd"
         grep -q "container nofds: the message names no" "$DAEMON_DIR/log" || fail "no log of fds []"
-        grep -q "Refusing a seccomp agent client of uid 65534" "$DAEMON_DIR/log" || fail "no log of the stranger"
+        grep -q "container notmine: process 1 (parent 0) is not a descendant of the client" "$DAEMON_DIR/log" ||
+                fail "no log of the process that is not the runtime's"
         [ "$(namespaces_left)" = 0 ] || fail "a refused message left a namespace: $(tns list)"
         b=$(bundle after --agent --agent-socket "$AGENT" --realtime "$REAL_OFF" --monotonic "$MONO_OFF" \
                 --boottime "$BOOT_OFF")

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pidfd-util.h"
 #include "timensd.h"
 #include "fuzz-check.h"
 
 #define MAX_LINES 16
-
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -68,6 +68,7 @@ static void reset(void) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         static const enum tns_access access[] = {TNS_ACCESS_WRITE, TNS_ACCESS_READ, TNS_ACCESS_NONE};
+        static int self = -EBADF;
         struct peer p = {.pid = getpid(), .generation = 0};
         const char *text = (const char *) data, *end = text + size;
         unsigned lines = 0;
@@ -76,7 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 p.by_user = access[data[0] % 3];
         /* A peer inside a namespace is judged by the namespace's grant;
          * this process is inside none, so pin what the grant would give. */
-        p.access = p.by_user;
+        p.access = p.limit = p.by_user;
+        if (self < 0)
+                self = tns_pidfd_open(getpid());
+        p.pidfd = self;
         p.generation = manager->generation;
         while (text < end && lines++ < MAX_LINES) {
                 const char *nl = memchr(text, '\n', (size_t) (end - text));

@@ -14,8 +14,15 @@ static void sample(struct tns_state *st) {
 
         *st = (struct tns_state){.next_ns_id = 7, .next_serial = 4};
         n = tns_state_add_ns(st);
-        *n = (struct tns_state_ns){
-                .id = 2, .held = true, .origin = 1, .grant = 2, .created_realtime_ns = -5, .sets = 3, .flags = 1};
+        *n = (struct tns_state_ns){.id = 2,
+                                   .held = true,
+                                   .origin = 1,
+                                   .grant = 2,
+                                   .owner = 1000,
+                                   .shared = true,
+                                   .created_realtime_ns = -5,
+                                   .sets = 3,
+                                   .flags = 1};
         strcpy(n->name, "ci-2030");
         n = tns_state_add_ns(st);
         *n = (struct tns_state_ns){.id = 7, .parent = 2, .tz_set = true, .tz_minuteswest = -60, .tz_dsttime = 1};
@@ -37,6 +44,11 @@ TEST(state_roundtrip) {
         EXPECT_EQ(back.n_ns, 2u);
         EXPECT_STREQ(back.ns[0].name, "ci-2030");
         EXPECT_TRUE(back.ns[0].held);
+        /* Who made it survives a restart (issue 14, item 6). */
+        EXPECT_EQ(back.ns[0].owner, 1000u);
+        EXPECT_TRUE(back.ns[0].shared);
+        EXPECT_EQ(back.ns[1].owner, 0u);
+        EXPECT_FALSE(back.ns[1].shared);
         EXPECT_EQ(back.ns[0].created_realtime_ns, -5);
         EXPECT_EQ(back.ns[0].flags, 1u);
         EXPECT_EQ(back.ns[1].parent, 2u);
@@ -64,6 +76,15 @@ static int parse(const char *text) {
 
 TEST(state_refused) {
         EXPECT_EQ(parse(HEAD "\"namespaces\":[],\"listeners\":[],\"members\":[]}"), 0);
+        /* A record of before owners (NS() has none) is fine; a bad one is not. */
+        EXPECT_EQ(parse(HEAD "\"namespaces\":[{\"id\":2,\"parent\":0,\"name\":\"\",\"held\":true,\"origin\":0,"
+                             "\"grant\":0,\"owner\":-1,\"created\":0,\"sets\":0,\"flags\":0}],\"listeners\":[],"
+                             "\"members\":[]}"),
+                  -EBADMSG);
+        EXPECT_EQ(parse(HEAD "\"namespaces\":[{\"id\":2,\"parent\":0,\"name\":\"\",\"held\":true,\"origin\":0,"
+                             "\"grant\":0,\"shared\":1,\"created\":0,\"sets\":0,\"flags\":0}],\"listeners\":[],"
+                             "\"members\":[]}"),
+                  -EBADMSG);
         EXPECT_EQ(parse(""), -EBADMSG);
         EXPECT_EQ(parse("[]"), -EBADMSG);
         EXPECT_EQ(parse("{\"version\":2,\"next_ns_id\":9,\"next_serial\":9,\"namespaces\":[],\"listeners\":[],"
