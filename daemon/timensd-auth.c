@@ -6,7 +6,7 @@
  * the kernel at connect(): a client cannot claim to be someone else; and
  * pinned by SO_PEERPIDFD: a client that is gone cannot lend its pid to
  * another. Processes a request names are checked against the peer here
- * too, through pidfds (docs/SECURITY-sockets.md). */
+ * too, through pidfds (docs/SECURITY.md, "timensd's sockets"). */
 #include <errno.h>
 #include <string.h>
 #include <stdio.h>

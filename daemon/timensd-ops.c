@@ -499,7 +499,7 @@ static int attach_error(struct op_ctx *x, int r, pid_t pid, const struct tns_att
  * it is stopped, against the caller's SO_PEERCRED credentials (x->p).
  * Where timensd would mount is checked here, through a pidfd: its /proc
  * covers go into the attached process's mount namespace, which a caller
- * other than root must own (docs/SECURITY-sockets.md). */
+ * other than root must own (docs/SECURITY.md, "timensd's sockets"). */
 static int attach_check(struct op_ctx *x, pid_t pid) {
         _cleanup_close_ int pidfd = -EBADF;
 

@@ -117,7 +117,7 @@ int tns_registry_create(struct tns_registry *r, const char *name, const int64_t 
                         enum tns_origin origin, enum tns_grant grant, struct tns_ns **ret);
 
 /* Who made a held namespace, and whether others may join it (timensd
- * decides who may: docs/SECURITY-sockets.md); kept across restarts.
+ * decides who may: docs/SECURITY.md, "timensd's sockets"); kept across restarts.
  * A new namespace belongs to root and is not shared. -EPERM if ns is not
  * held. */
 int tns_registry_set_owner(struct tns_registry *r, struct tns_ns *ns, uid_t owner, bool shared);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The trust boundary of timensd's sockets (docs/SECURITY-sockets.md; issue
+# The trust boundary of timensd's sockets (docs/SECURITY.md, "timensd's sockets"; issue
 # 14, items 2, 5, 6 and 7): each hole the audit proved is tried again as
 # an unprivileged user and must now fail with a clear error, while timensd
 # goes on serving everyone else. Users are made for the test and removed
