@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -268,12 +269,33 @@ static struct tns_ns *ns_by_mapping(struct tns_registry *r, pid_t pid) {
 /* Processes that map the namespace's offsets page: every program exec'd
  * in it with our vDSO, also once reparented out of the trees (a daemon
  * inside a container). */
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
+}
+
+/* The scan runs on the event loop that serves every clock call: it stops
+ * at this budget, and the count is a lower bound then (as past max). A
+ * host of processes with huge maps costs a show this much, not seconds. */
+#define MAPPERS_SCAN_BUDGET_USEC (50 * 1000)
+
 static void walk_mappers(struct walk *w) {
         _cleanup_(closedirp) DIR *d = opendir("/proc");
+        const uint64_t deadline = monotonic_usec() + MAPPERS_SCAN_BUDGET_USEC;
         struct dirent *de;
 
         while (d && (de = readdir(d))) {
                 pid_t pid = (pid_t) atoi(de->d_name);
+
+                if (pid > 0 && monotonic_usec() > deadline) {
+                        tns_log(&w->r->s->log, LOG_DEBUG,
+                                "The scan for processes that map namespace %" PRIu64
+                                " stopped at its budget: the list is partial",
+                                w->ns->id);
+                        break;
+                }
 
                 /* We map it ourselves, to write it. */
                 if (pid > 0 && pid != getpid() && !walk_has(w, pid) && ns_by_mapping(w->r, pid) == w->ns)
