@@ -128,8 +128,13 @@ s.connect(sys.argv[1])' "$agent"
         # Its own uid's process, started apart: not the client's child.
         as "$WRITER" sleep 1000 </dev/null >/dev/null 2>&1 &
         VICTIMS+=("$!")
-        local own
-        own=$(pgrep -n -u "$WRITER" sleep) || fail "no sleep of $WRITER"
+        local own="" i
+        # setpriv execs sleep a moment later: wait for it, bounded.
+        for ((i = 0; i < 200; i++)); do
+                own=$(pgrep -n -u "$WRITER" -x sleep) && break
+                sleep 0.05
+        done
+        [ -n "$own" ] || fail "no sleep of $WRITER"
         VICTIMS+=("$own")
         run -1 as "$WRITER" "$BUILDDIR/tests/helpers/adopt-forge" "$SOCK" "$own"
         [[ $output == *"is not a descendant of the client"* ]]
