@@ -99,12 +99,7 @@ int tns_page_store_new(struct tns_page_store *ret) {
                 return WIFEXITED(status) && WEXITSTATUS(status) != 0 ? -WEXITSTATUS(status) : -EPROTO;
         if (rw < 0 || ro < 0)
                 return rw < 0 ? rw : ro;
-        r = check(rw, ro, &ret->dev);
-        if (r < 0)
-                return r;
-        ret->rw_dir = TAKE_FD(rw);
-        ret->ro_dir = TAKE_FD(ro);
-        return 0;
+        return tns_page_store_adopt(TAKE_FD(rw), TAKE_FD(ro), ret);
 }
 
 int tns_page_store_adopt(int rw_dir, int ro_dir, struct tns_page_store *ret) {
