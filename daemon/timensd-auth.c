@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "pidfd-util.h"
+#include "proc-util.h"
 #include "timensd.h"
 
 #define PEER_MAX_GROUPS 256
@@ -63,6 +64,25 @@ static enum tns_access access_min(enum tns_access a, enum tns_access b) {
         return a < b ? a : b;
 }
 
+/* A peer under a seccomp filter that timensd cannot place in a namespace:
+ * a member can shed what places it (unmap its namespace's page, fork
+ * twice so that init adopts it) but not the filter, which the kernel
+ * does not say is ours. Fail closed: such a peer may read at most, while
+ * timensd serves any namespace. (A sandboxed service with a filter of its
+ * own is capped too: it runs timensctl outside its filter to write.) */
+static bool filtered_stranger(struct manager *m, const struct peer *p) {
+        struct tns_proc_status st;
+
+        if (!tns_registry_serves_processes(m->registry))
+                return false;
+        /* Unreadable or gone: no access is decided here, the pidfd
+         * check is (peer_refresh). Read by pid, then the pidfd alive
+         * after: the status was the peer's. */
+        if (tns_proc_status(p->pid, &st) < 0 || !tns_pidfd_alive(p->pidfd))
+                return true;
+        return st.seccomp_mode == 2 || st.seccomp_filters > 0;
+}
+
 void peer_refresh(struct manager *m, struct peer *p) {
         struct tns_ns *ns;
 
@@ -85,6 +105,9 @@ void peer_refresh(struct manager *m, struct peer *p) {
         }
         p->inside_ns = ns ? ns->id : p->inside_ns;
         p->access = access_min(ns ? grant_limit(p->by_user, grant_of(m, ns)) : p->by_user, p->limit);
+        p->filtered = !ns && p->access > TNS_ACCESS_READ && filtered_stranger(m, p);
+        if (p->filtered)
+                p->access = TNS_ACCESS_READ;
 }
 
 void peer_done(struct peer *p) {

@@ -722,6 +722,11 @@ static int authorize(struct op_ctx *x) {
                 return fail(x, TNS_ERR_PERMISSION_DENIED,
                             "process %d is inside time namespace %" PRIu64 ", which was not granted %s access",
                             (int) p->pid, p->inside_ns, need == TNS_ACCESS_WRITE ? "write" : "read");
+        if (p->filtered)
+                return fail(x, TNS_ERR_PERMISSION_DENIED,
+                            "process %d runs under a seccomp filter and is in no time namespace timensd can "
+                            "place it in: it may only read (run timensctl outside the filter to change state)",
+                            (int) p->pid);
         return fail(x, TNS_ERR_PERMISSION_DENIED, "%s changes state: only root and group '%s' may do it (uid %u)",
                     tns_op_name(x->req->op), x->m->group_name, (unsigned) p->uid);
 }

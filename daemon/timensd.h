@@ -39,6 +39,7 @@ struct peer {
         uint64_t inside_ns; /* the namespace it is in, 0 if none */
         uint64_t generation; /* of the manager when access was computed */
         bool gone; /* its process exited */
+        bool filtered; /* under a seccomp filter, in no namespace: read at most */
 };
 
 struct connection {

@@ -37,6 +37,10 @@ int tns_proc_status_parse(const char *text, struct tns_proc_status *ret) {
                         found |= 2;
                 else if (strncmp(l, "CapEff:", 7) == 0 && sscanf(l + 7, "%" SCNx64, &s.cap_eff) == 1)
                         found |= 4;
+                else if (strncmp(l, "Seccomp:", 8) == 0)
+                        (void) sscanf(l + 8, "%d", &s.seccomp_mode);
+                else if (strncmp(l, "Seccomp_filters:", 16) == 0)
+                        (void) sscanf(l + 16, "%u", &s.seccomp_filters);
         }
         if (found != 7)
                 return -EBADMSG;

@@ -9,6 +9,8 @@ struct tns_proc_status {
         pid_t tgid;
         pid_t ppid;
         uint64_t cap_eff;
+        unsigned seccomp_filters; /* "Seccomp_filters:" (Linux 5.9), 0 if absent */
+        int seccomp_mode; /* "Seccomp:": 0 none, 1 strict, 2 filter; 0 if absent */
 };
 
 /* Parses /proc/PID/status (PID may be a thread id). -ESRCH if gone. */

@@ -229,13 +229,24 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
                 tns_vdso_params_fill(h, kernel_base, &params);
                 r = mem_write(mem, base, &params, sizeof(params));
         }
-        if (r >= 0)
-                r = write_word(req->pid, slot, base + TNS_MEMFD_IMAGE);
+        if (r >= 0) {
+                /* Through mem, opened before the validity check, never by
+                 * pid: mem is the caller's mm for good, while its pid may
+                 * by now be a new program that a sibling thread exec'd (a
+                 * setuid one: the write would land in it). */
+                const uint64_t image = base + TNS_MEMFD_IMAGE;
+
+                r = mem_write(mem, slot, &image, sizeof(image));
+        }
         if (r < 0) {
                 /* No image: no vDSO at all, the syscall path. */
                 (void) mem_write(mem, slot, &zero, sizeof(zero));
                 l->s->stats.vdso_failed++;
-                tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                /* -EBADMSG: arguments that are not our tail's, i.e. a
+                 * program making the call itself; at debug level, so that
+                 * it cannot flood the log. */
+                tns_log_full(&l->s->log, r == -EBADMSG ? LOG_DEBUG : LOG_WARNING, r,
+                             &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
                              "Failed to finish the vDSO injection, the program uses the syscall path: %m");
         } else
                 l->s->stats.vdso_injected++;

@@ -88,7 +88,11 @@ struct wait_trace {
 };
 
 /* A hard cap on waits held at once, and the slots of one process's page. */
-#define TNS_MAX_WAITS_IN_FLIGHT 4096
+#define TNS_MAX_WAITS_IN_FLIGHT 16384
+/* ...and of one namespace tree (a root and what unshare made under it):
+ * one container's members cannot take every slot, after which the waits
+ * of every other namespace would run unconverted. */
+#define TNS_MAX_WAITS_PER_TREE 1024
 #define TNS_WAIT_PAGE_SIZE (16 * 4096)
 #define TNS_WAIT_SLOT_SIZE 32
 #define TNS_WAIT_SLOTS (TNS_WAIT_PAGE_SIZE / TNS_WAIT_SLOT_SIZE)

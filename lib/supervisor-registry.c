@@ -339,6 +339,10 @@ static struct tns_ns *listener_root_ns(struct tns_registry *r, pid_t pid) {
         return NULL;
 }
 
+bool tns_registry_serves_processes(struct tns_registry *r) {
+        return r->s->listeners != NULL;
+}
+
 struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid) {
         struct tns_proc_status st;
         unsigned depth = 0;

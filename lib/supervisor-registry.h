@@ -110,6 +110,9 @@ int tns_registry_processes_tracked(struct tns_registry *r, struct tns_ns *ns, pi
  * (our vDSO), else its own or its nearest ancestor's entry, as the
  * supervisor resolves callers; NULL if none. */
 struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid);
+/* Whether any process may be under one of our filters (a listener is
+ * served). */
+bool tns_registry_serves_processes(struct tns_registry *r);
 
 /* A new held namespace. -EEXIST if the name is taken, -EINVAL if it is
  * not valid, -ENOSPC past TNS_MAX_NAMESPACES. */

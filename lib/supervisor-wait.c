@@ -283,6 +283,23 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
         return 0;
 }
 
+static const struct tns_ns *tree_root(const struct tns_ns *ns) {
+        while (ns->parent)
+                ns = ns->parent;
+        return ns;
+}
+
+/* Whether the namespace tree of ns holds its share of waits already. */
+static bool tree_full(const struct tns_supervisor *s, const struct tns_ns *ns) {
+        const struct tns_ns *root = tree_root(ns);
+        unsigned n = 0;
+
+        for (const struct wait_trace *w = s->waits; w; w = w->next)
+                if (tree_root(w->ns) == root && ++n >= TNS_MAX_WAITS_PER_TREE)
+                        return true;
+        return false;
+}
+
 /* Step 1: hold the caller. Returns -ERESTARTNOINTR for the reply. */
 static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t tgid, struct tns_ns *ns, int c,
                     const struct tns_wait_spec *spec, const void *data, size_t len, uint64_t page) {
@@ -290,7 +307,7 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         _cleanup_free_ struct wait_trace *w = NULL;
         int r;
 
-        if (s->n_waits >= TNS_MAX_WAITS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
+        if (s->n_waits >= TNS_MAX_WAITS_IN_FLIGHT || tree_full(s, ns) || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
         w = calloc(1, sizeof(*w));
         if (!w)

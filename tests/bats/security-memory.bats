@@ -7,7 +7,7 @@
 # docs/SECURITY.md says why each holds.
 
 # $DAEMON_DIR, $DAEMON_PID and $SOCK come from daemon-helpers.bash.
-# shellcheck disable=SC2154,SC2153
+# shellcheck disable=SC2154,SC2153,SC2030,SC2031
 
 load helpers
 load daemon-helpers
@@ -17,7 +17,7 @@ TEN_YEARS=$((3650 * 86400))
 setup_file() {
         requires_timensctl
         requires_timensd
-        build_helpers page-attack clockprobe
+        build_helpers page-attack clockprobe wait-hog
 }
 
 setup() {
@@ -149,4 +149,28 @@ except OSError as e:
         run -0 tns run --join kept -- "$HELPERS/clockprobe" --sec realtime
         host=$(($(host_ns realtime) / NSEC_PER_SEC))
         ((output >= host + TEN_YEARS - 2 && output <= host + TEN_YEARS + 1)) || fail "realtime $output, host $host"
+}
+
+@test "one namespace's members cannot take the converted waits of every other namespace" {
+        requires_helper wait-hog
+        start_daemon
+        # More sleepers than a namespace tree may hold (1024): the rest of
+        # its own waits run unconverted, nobody else's.
+        bg "$TIMENSCTL" run --realtime +1h -- "$HELPERS/wait-hog" hog 1100 120
+        local i n=0
+        for ((i = 0; i < 120; i++)); do
+                n=$(grep -l "^TracerPid:[[:space:]]*$DAEMON_PID$" /proc/[0-9]*/task/*/status 2>/dev/null | wc -l)
+                ((n >= 1024)) && break
+                sleep 0.5
+        done
+        ((n >= 1024)) || fail "the hog holds $n waits"
+        sleep 1
+        n=$(grep -l "^TracerPid:[[:space:]]*$DAEMON_PID$" /proc/[0-9]*/task/*/status 2>/dev/null | wc -l)
+        ((n <= 1024 + 8)) || fail "one namespace holds $n waits"
+        # Another namespace, a day behind: a 1 s absolute sleep takes 1 s
+        # (unconverted, it would end at once).
+        local ms
+        run -0 tns run --realtime -1d -- "$HELPERS/wait-hog" once
+        ms=${output#* }
+        ((ms >= 900 && ms <= 5000)) || fail "a converted 1 s sleep took $ms ms ($output)"
 }

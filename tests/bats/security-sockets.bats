@@ -15,7 +15,7 @@ load daemon-helpers
 setup_file() {
         requires_timensctl
         requires_timensd
-        build_helpers clockprobe adopt-forge
+        build_helpers clockprobe adopt-forge grant-escape
         export READER=tnssr$$ READER2=tnssq$$ WRITER=tnssw$$ WRITER2=tnssv$$ GROUP=tnssg$$
         [ "$(id -u)" = 0 ] || return 0
         groupadd "$GROUP"
@@ -337,4 +337,23 @@ time.sleep(60)' "$SOCK" "$2" "$3" &
         grep -q "Serving namespace [0-9]* for process" "$DAEMON_DIR/log" ||
                 fail "the run was not adopted: $(cat "$DAEMON_DIR/log")"
         run ! grep -q "not a descendant\|does not own\|does not run with" "$DAEMON_DIR/log"
+}
+
+@test "a member that sheds its mapping and its place in the tree keeps its filter: it may only read" {
+        start_daemon --group "$GROUP"
+        local req='{"version":1,"id":1,"op":"create","params":{"name":"escaped"}}'
+        # A group member's program in a namespace granted nothing: as
+        # itself it is refused; escaped (munmap, double fork), it is under
+        # the filter still, which timensd cannot place: read at most.
+        run -0 as "$WRITER" "$TIMENSCTL" run --grant none -- "$BUILDDIR/tests/helpers/grant-escape" "$SOCK" "$req"
+        [[ $output == "ppid "* ]] || fail "the escape did not run: $output"
+        [[ $output == *'"code":"permission-denied"'* ]] || fail "an escaped member changed state: $output"
+        [[ $output == *"runs under a seccomp filter"*"may only read"* ]] || fail "$output"
+        run -0 tns list
+        [[ $output != *escaped* ]]
+        # Reading is still open to it, as to any local user.
+        run -0 as "$WRITER" "$TIMENSCTL" run --grant none -- "$BUILDDIR/tests/helpers/grant-escape" "$SOCK" \
+                '{"version":1,"id":2,"op":"list","params":{}}'
+        [[ $output == *'"result"'* ]] || fail "$output"
+        still_serves
 }
