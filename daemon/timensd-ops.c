@@ -378,20 +378,6 @@ static int op_stats(struct op_ctx *x) {
         return tns_stats_to_json(&st, &x->result) < 0 ? fail(x, TNS_ERR_INTERNAL, "out of memory") : 0;
 }
 
-/* The pid behind a pidfd, from its fdinfo ("Pid:\t123"; -1 once gone). */
-static pid_t pidfd_pid(int fd) {
-        char path[64], line[128];
-        _cleanup_(fclosep) FILE *f = NULL;
-        int pid;
-
-        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-        f = fopen(path, "re");
-        while (f && fgets(line, sizeof(line), f))
-                if (sscanf(line, "Pid: %d", &pid) == 1)
-                        return pid > 0 ? pid : 0;
-        return 0;
-}
-
 /* Joining puts the caller's processes under a namespace's clocks, its
  * grant, and lets them change its clocks for every member (an emulated
  * clock_settime): a namespace belongs to whoever made it, and others join
@@ -468,7 +454,7 @@ static int op_adopt(struct op_ctx *x) {
                 return fail(x, TNS_ERR_BAD_FD,
                             "adopt needs the seccomp listener fd, sent with the request "
                             "(SCM_RIGHTS)");
-        root = x->fds[1] >= 0 ? pidfd_pid(x->fds[1]) : 0;
+        root = x->fds[1] >= 0 ? tns_pidfd_pid(x->fds[1]) : 0;
         if (x->fds[1] >= 0 && root <= 0)
                 return fail(x, TNS_ERR_BAD_FD, "the second fd sent is not a pidfd of a running process");
         r = root > 0 ? check_process(x, x->fds[1], root, CHECK_DESCENDANT | CHECK_OWNER | CHECK_MOUNT_NS) : 0;

@@ -59,8 +59,7 @@ bool tns_pidfd_alive(int pidfd) {
         return pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
 }
 
-/* The pid behind a pidfd, from its fdinfo ("Pid:\t123"; -1 once gone). */
-static pid_t fdinfo_pid(int pidfd) {
+pid_t tns_pidfd_pid(int pidfd) {
         char path[64], line[128];
         _cleanup_(fclosep) FILE *f = NULL;
         int pid;
@@ -76,7 +75,7 @@ static pid_t fdinfo_pid(int pidfd) {
 /* Before Linux 6.13: /proc/PID/status, trusted only if the pidfd still
  * names a live process after the read (the pid was not reused). */
 static int info_from_proc(int pidfd, struct tns_pidfd_info *ret) {
-        struct tns_pidfd_info info = {.pid = fdinfo_pid(pidfd)};
+        struct tns_pidfd_info info = {.pid = tns_pidfd_pid(pidfd)};
         char path[64], line[256];
         _cleanup_(fclosep) FILE *f = NULL;
         unsigned u[4], g[4];
@@ -172,7 +171,7 @@ int tns_pidfd_mnt_ns(int pidfd) {
                 return fd;
         if (errno != ENOTTY && errno != EINVAL && errno != EOPNOTSUPP)
                 return negative_errno();
-        pid = fdinfo_pid(pidfd);
+        pid = tns_pidfd_pid(pidfd);
         if (pid <= 0)
                 return -ESRCH;
         snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int) pid);

@@ -25,6 +25,10 @@ int tns_pidfd_open(pid_t pid);
  * process (pidfd_open refuses those without PIDFD_THREAD). */
 bool tns_pidfd_is_thread(pid_t pid);
 
+/* The pid behind a pidfd, from its fdinfo ("Pid:\t123"): 0 if gone or
+ * not a pidfd. */
+pid_t tns_pidfd_pid(int pidfd);
+
 /* Whether the process of pidfd still runs (a zombie counts as gone). */
 bool tns_pidfd_alive(int pidfd);
 

@@ -259,13 +259,6 @@ static bool walk_has(const struct walk *w, pid_t pid) {
         return false;
 }
 
-/* The namespace whose offsets page a process maps: every program exec'd
- * with our vDSO, and what it forks, orphans included (as supervisor.c's
- * supervisor_ns_by_mapping names callers). */
-static struct tns_ns *ns_by_mapping(struct tns_registry *r, pid_t pid) {
-        return supervisor_ns_by_mapping(r->s, pid, NULL);
-}
-
 /* Processes that map the namespace's offsets page: every program exec'd
  * in it with our vDSO, also once reparented out of the trees (a daemon
  * inside a container). */
@@ -298,7 +291,8 @@ static void walk_mappers(struct walk *w) {
                 }
 
                 /* We map it ourselves, to write it. */
-                if (pid > 0 && pid != getpid() && !walk_has(w, pid) && ns_by_mapping(w->r, pid) == w->ns)
+                if (pid > 0 && pid != getpid() && !walk_has(w, pid) &&
+                    supervisor_ns_by_mapping(w->r->s, pid, NULL) == w->ns)
                         walk_add(w, pid);
         }
 }
@@ -350,7 +344,7 @@ struct tns_ns *tns_registry_find_process(struct tns_registry *r, pid_t pid) {
 
         if (!r->s->listeners)
                 return NULL;
-        ns = ns_by_mapping(r, pid);
+        ns = supervisor_ns_by_mapping(r->s, pid, NULL);
         if (ns)
                 return ns;
         /* A program without our vDSO: the nearest entry up the parent

@@ -37,6 +37,17 @@ requires_nobody_reaches_helpers() {
                 skip "user nobody cannot reach $HELPERS (the checkout's directory is closed to other users)"
 }
 
+# The `sleep` that the first bg command runs (in its session), once it
+# runs: its pid, or a failure after 10 s.
+bg_sleep_member() {
+        local i
+        for ((i = 0; i < 100; i++)); do
+                pgrep -n -x sleep -s "${BG_PIDS[0]}" && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
 # The fields page-attack prints: "seen N writable N" and the like.
 field() {
         awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$2"
@@ -75,12 +86,8 @@ field() {
 @test "the files are on a read-only mount: /proc/PID/fd of a member is not writable by root either" {
         start_daemon
         bg "$TIMENSCTL" run --name ro --realtime +1d -- sleep 300
-        local pid i
-        for ((i = 0; i < 100; i++)); do
-                pid=$(pgrep -n -x sleep -s "${BG_PIDS[0]}") && break
-                sleep 0.1
-        done
-        [ -n "$pid" ] || fail "no member"
+        local pid
+        pid=$(bg_sleep_member) || fail "no member"
         # Root reopens the member's mapping through map_files (as CRIU
         # would): read-only mount.
         local range
@@ -104,12 +111,8 @@ except OSError as e:
         requires_nobody_reaches_helpers
         start_daemon
         bg "$TIMENSCTL" run --name victim --realtime +1d -- sleep 300
-        local pid ino i host_before host_after
-        for ((i = 0; i < 100; i++)); do
-                pid=$(pgrep -n -x sleep -s "${BG_PIDS[0]}") && break
-                sleep 0.1
-        done
-        [ -n "$pid" ] || fail "no victim process"
+        local pid ino host_before host_after
+        pid=$(bg_sleep_member) || fail "no victim process"
         ino=$(awk '/timens-vdso/ && $3 == "00001000" { print $5; exit }' "/proc/$pid/maps")
         [ -n "$ino" ] || fail "the victim maps no offsets page"
         # Where the attacker mounts its tmpfs (in a mount namespace of its
