@@ -48,15 +48,6 @@ static int memfd_fill(int fd, const struct tns_image *image, bool memfd) {
         return 0;
 }
 
-/* The file behind the namespace: on the store's tmpfs where there is one
- * (members can then never write it, lib/page-store.h), a memfd otherwise
- * (an unprivileged supervisor: its members are its own user's). */
-static int file_new(uint64_t id, size_t size, const struct tns_page_store *store) {
-        if (tns_page_store_usable(store))
-                return tns_page_store_create(store, id, size);
-        return memfd_new(size);
-}
-
 static int page_new(uint64_t id, const struct tns_image *image, const struct tns_page_store *store, struct tns_ns *ns) {
         _cleanup_close_ int fd = -EBADF;
         size_t size = TNS_MEMFD_IMAGE + (image ? image->size : 0);
@@ -64,10 +55,15 @@ static int page_new(uint64_t id, const struct tns_image *image, const struct tns
         struct stat st;
         int r;
 
-        fd = file_new(id, size, store);
+        /* On the store's tmpfs where there is one (members can then never
+         * write it, lib/page-store.h), a memfd otherwise (an unprivileged
+         * supervisor: its members are its own user's). */
+        if (!tns_page_store_usable(store))
+                store = NULL;
+        fd = store ? tns_page_store_create(store, id, size) : memfd_new(size);
         if (fd < 0)
                 return fd;
-        r = memfd_fill(fd, image, !tns_page_store_usable(store));
+        r = memfd_fill(fd, image, !store);
         if (r < 0)
                 goto fail;
         p = mmap(NULL, TNS_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, TNS_MEMFD_OFFSETS_PAGE);
@@ -89,11 +85,10 @@ static int page_new(uint64_t id, const struct tns_image *image, const struct tns
         ns->page_fd = TAKE_FD(fd);
         ns->memfd_size = size;
         ns->page = p;
-        if (tns_page_store_usable(store))
-                ns->store = store;
+        ns->store = store;
         return 0;
 fail:
-        if (tns_page_store_usable(store))
+        if (store)
                 tns_page_store_remove(store, id);
         return r;
 }

@@ -176,11 +176,9 @@ struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uin
 }
 
 bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
-        uint64_t addr;
-
         /* The offsets page and the image are one mapping, from the page
          * on (inject-blob.c). */
-        return tns_proc_find_file_mapping(pid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, &addr, NULL) == 0;
+        return supervisor_ns_by_mapping(s, pid, NULL) != NULL;
 }
 
 /* The namespace of a caller: its listener's, unless it or an ancestor
