@@ -71,28 +71,63 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 endif
 
 BASE_CFLAGS := -std=gnu11 -O2 -g -D_GNU_SOURCE -fno-strict-aliasing -fstack-protector-strong \
-	-D_FORTIFY_SOURCE=2 -fPIC $(WARNINGS) $(SAN_FLAGS) -Ilib -Iproto $(PKG_CFLAGS)
+	-D_FORTIFY_SOURCE=2 -fPIC $(WARNINGS) $(SAN_FLAGS) $(PKG_CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 
+# The layers, lowest first. A folder sees the headers of the folders its
+# LAYER_INC_ entry lists and no others: every #include "..." names a bare
+# file (scripts/check-layers.sh), so an include across a forbidden edge
+# does not compile. docs/ARCHITECTURE.md draws the same graph.
+#   lib/core        pure: time arithmetic, parsers, emulation, names
+#   proto           the control protocol's wire types (on core)
+#   lib/kernel      thin edges around seccomp, ptrace, /proc, pidfds, memfds
+#   lib/oci         OCI state, annotations, config.json edits
+#   lib/client      the client of timensd's socket
+#   lib/supervisor  the engine that serves trapped calls and execs
+#   lib/registry    named namespaces, life cycle, restarts (above the engine)
+#   daemon/timensd, daemon/timensctl, contrib/oci-hook: one folder per program
+LIB_LAYERS := lib/core lib/kernel lib/oci lib/client lib/supervisor lib/registry
+LAYER_INC_lib/core := lib/core
+LAYER_INC_proto := lib/core proto
+LAYER_INC_lib/kernel := lib/core lib/kernel
+LAYER_INC_lib/oci := lib/core lib/kernel lib/oci
+LAYER_INC_lib/client := lib/core proto lib/client
+LAYER_INC_lib/supervisor := lib/core lib/kernel lib/supervisor
+LAYER_INC_lib/registry := $(LAYER_INC_lib/supervisor) lib/registry
+ALL_LIB_INC := $(LIB_LAYERS) proto
+LAYER_INC_daemon/timensd := $(ALL_LIB_INC) daemon/timensd
+LAYER_INC_daemon/timensctl := $(ALL_LIB_INC) daemon/timensctl
+LAYER_INC_contrib/oci-hook := lib/core proto lib/oci lib/client
+LAYER_INC_vdso-patch := lib/core
+# The include flags of the folder a source file is in (an unknown folder
+# is an error, so that a new one is placed in the graph on purpose).
+layer_inc = $(addprefix -I,$(or $(LAYER_INC_$(patsubst %/,%,$(dir $(1)))),$(error $(1): its folder has no LAYER_INC_ entry in the Makefile)))
+TEST_INC := $(addprefix -I,$(ALL_LIB_INC) tests/include)
+# `make -s layer-flags DIR=lib/core`: what a file of that folder is
+# compiled with (tests/bats/layers.bats compiles forbidden includes).
+layer-flags:
+	@echo $(BASE_CFLAGS) $(call layer_inc,$(DIR)/x.c)
+
 # proto/ (the control protocol's wire types) is part of the library: the
-# daemon, the client in lib/client.c and the tests share it.
-LIB_SRCS := $(wildcard lib/*.c) $(wildcard proto/*.c)
+# daemon, the client in lib/client/ and the tests share it.
+LIB_SRCS := $(foreach d,$(LIB_LAYERS),$(wildcard $(d)/*.c)) $(wildcard proto/*.c)
+LIB_HDRS := $(foreach d,$(LIB_LAYERS),$(wildcard $(d)/*.h)) $(wildcard proto/*.h)
 LIB_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(LIB_SRCS))
 # Our vDSO image, embedded into libtimens (appends to LIB_OBJS).
 include vdso-patch/vdso.mk
 LIBTIMENS := $(BUILDDIR)/libtimens.a
 
-CTL_SRCS := $(wildcard daemon/timensctl*.c)
+CTL_SRCS := $(wildcard daemon/timensctl/*.c)
 CTL_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(CTL_SRCS))
 
-TIMENSD_SRCS := $(wildcard daemon/timensd*.c)
+TIMENSD_SRCS := $(wildcard daemon/timensd/*.c)
 TIMENSD_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(TIMENSD_SRCS))
 # Everything of timensd but main(): what the fuzz target drives.
 # (and but the BPF side, which the fuzz target has no use for).
-TIMENSD_CORE_SRCS := $(filter-out daemon/timensd-main.c daemon/timensd-entrants.c,$(TIMENSD_SRCS))
+TIMENSD_CORE_SRCS := $(filter-out daemon/timensd/timensd-main.c daemon/timensd/timensd-entrants.c,$(TIMENSD_SRCS))
 
-# timensd's BPF program (daemon/bpf/): compiled once for any kernel with BTF
+# timensd's BPF program (daemon/timensd/bpf/): compiled once for any kernel with BTF
 # (CO-RE: vmlinux.h is generated from this kernel's BTF by bpftool), and
 # embedded into timensd as a skeleton (bpftool gen skeleton).
 BPF_CLANG ?= clang
@@ -121,11 +156,11 @@ HOOK_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(HOOK_SRCS))
 # (git's GIT-CFLAGS trick), so that `make install PREFIX=/usr` after a plain
 # `make` rebuilds exactly the objects that embed a path.
 PATHS_H := $(BUILDDIR)/paths.h
-PATHS_USERS := $(BUILDDIR)/daemon/timensctl-oci-config.o $(BUILDDIR)/daemon/timensctl-daemon-client.o $(HOOK_OBJS)
+PATHS_USERS := $(BUILDDIR)/daemon/timensctl/timensctl-oci-config.o $(BUILDDIR)/daemon/timensctl/timensctl-daemon-client.o $(HOOK_OBJS)
 
 PROGRAMS := $(BUILDDIR)/timensctl $(BUILDDIR)/timensd $(BUILDDIR)/timens-oci-hook
 
-.PHONY: all programs check check-quick demo bench lint fuzz install uninstall deps deps-auto deps-demo clean \
+.PHONY: layer-flags all programs check check-quick demo bench lint fuzz install uninstall deps deps-auto deps-demo clean \
 	tests unit live bats asan-check fuzz-smoke FORCE
 
 all: $(PROGRAMS) tests
@@ -135,10 +170,21 @@ programs: $(PROGRAMS)
 
 tests: $(UNIT_BINS) $(LIVE_BINS) $(HELPER_BINS) $(BENCH_BINS)
 
-$(BUILDDIR)/%.o: %.c $(wildcard lib/*.h proto/*.h daemon/*.h tests/include/*.h)
+# -MMD -MP: each object depends on the headers it includes, and a header
+# that goes away does not break the build.
+DEPFLAGS = -MMD -MP
+LAYERS_OK := $(BUILDDIR)/.layers-ok
+
+$(LAYERS_OK): scripts/check-layers.sh $(LIB_SRCS) $(LIB_HDRS) $(CTL_SRCS) $(TIMENSD_SRCS) $(HOOK_SRCS) $(wildcard daemon/*/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)scripts/check-layers.sh && touch $@
+
+$(BUILDDIR)/%.o: %.c | $(LAYERS_OK)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(call layer_inc,$<) $(DEPFLAGS) -fvisibility=hidden -c -o $@ $<
+
+-include $(shell find $(BUILDDIR) -name '*.d' 2>/dev/null)
 
 $(LIBTIMENS): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -170,7 +216,7 @@ $(BPF_DIR)/vmlinux.h:
 	@$(if $(Q),echo "  BTF     $@")
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c >$@.tmp && mv $@.tmp $@
 
-$(BPF_DIR)/%.bpf.o: daemon/bpf/%.bpf.c $(BPF_DIR)/vmlinux.h
+$(BPF_DIR)/%.bpf.o: daemon/timensd/bpf/%.bpf.c $(BPF_DIR)/vmlinux.h
 	@$(if $(Q),echo "  BPF     $@")
 	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BPF_DIR) -Wall -Werror -c -o $@ $<
 
@@ -178,14 +224,14 @@ $(BPF_DIR)/%.skel.h: $(BPF_DIR)/%.bpf.o
 	@$(if $(Q),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name exec_watch_bpf >$@.tmp && mv $@.tmp $@
 
-$(BUILDDIR)/daemon/timensd-entrants.o: $(BPF_SKEL)
-$(BUILDDIR)/daemon/timensd-entrants.o: ALL_CFLAGS += -I$(BPF_DIR) $(shell pkg-config --cflags libnl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+$(BUILDDIR)/daemon/timensd/timensd-entrants.o: $(BPF_SKEL)
+$(BUILDDIR)/daemon/timensd/timensd-entrants.o: ALL_CFLAGS += -I$(BPF_DIR) $(shell pkg-config --cflags libnl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 
 # Unit, live and helper programs: one source file each, linked with the library.
-$(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS) $(wildcard lib/*.h proto/*.h tests/include/*.h)
+$(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/include $(ALL_LDFLAGS) -o $@ $< $(LIBTIMENS) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_INC) $(DEPFLAGS) -MT $@ -MF $@.d $(ALL_LDFLAGS) -o $@ $< $(LIBTIMENS) $(PKG_LIBS) -lm
 
 # Static variants of the probes, so tests cover binaries that carry their
 # own libc.
@@ -195,16 +241,16 @@ $(BUILDDIR)/tests/helpers/%-static: tests/helpers/%.c $(LIBTIMENS)
 
 # libFuzzer targets (clang only), with ASan+UBSan.
 # The generated image source comes along: libtimens always embeds one.
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(VDSO_IMAGE_C) $(wildcard lib/*.h proto/*.h)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(VDSO_IMAGE_C) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -Iproto -Idaemon -Itests/include $(PKG_CFLAGS) \
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE $(TEST_INC) -Idaemon/timensd $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $< $(LIB_SRCS) $(VDSO_IMAGE_C) $(FUZZ_EXTRA_SRCS) $(PKG_LIBS)
 
 # fuzz-proto drives timensd's request parser and dispatcher as well.
 build-fuzz/fuzz-proto: FUZZ_EXTRA_SRCS = $(TIMENSD_CORE_SRCS)
-build-fuzz/fuzz-proto: $(TIMENSD_CORE_SRCS) $(wildcard daemon/*.h)
+build-fuzz/fuzz-proto: $(TIMENSD_CORE_SRCS) $(wildcard daemon/timensd/*.h)
 
 deps:
 	scripts/deps.sh build test
@@ -240,15 +286,15 @@ fuzz: deps-auto $(FUZZ_BINS)
 
 lint:
 	@scripts/deps.sh --check lint >/dev/null 2>&1 || scripts/deps.sh lint
-	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(HOOK_SRCS) $(wildcard lib/*.h proto/*.h daemon/*.h daemon/bpf/*.c)
+	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(HOOK_SRCS) $(LIB_HDRS) $(wildcard daemon/*/*.h daemon/timensd/bpf/*.c)
 	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run
 	shellcheck -s bash -x tests/bats/*.bats tests/bats/*.bash contrib/bash-completion/timensctl
 	# memleak: cppcheck does not understand __attribute__((cleanup)), which
 	# frees on every return (CONTRIBUTING.md); ASan's leak checker covers it.
-	# daemon/bpf: BPF C (SEC() and vmlinux.h), checked by clang -Wall
+	# daemon/timensd/bpf: BPF C (SEC() and vmlinux.h), checked by clang -Wall
 	# -Werror and by the kernel's verifier at every start of timensd.
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --suppress=memleak \
-		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib -idaemon/bpf lib daemon contrib/oci-hook
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE $(addprefix -I,$(ALL_LIB_INC)) -idaemon/timensd/bpf lib proto daemon contrib/oci-hook
 
 install: programs
 	install -Dm755 $(BUILDDIR)/timensctl $(DESTDIR)$(BINDIR)/timensctl

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The control protocol of timensd as C types and their JSON
- * (de)serialisers, written once: the daemon, lib/client.c, timensctl and
+ * (de)serialisers, written once: the daemon, lib/client/client.c, timensctl and
  * the fuzz target read and write messages with these and nothing else.
  * proto/PROTOCOL.md is the document; it and this header change together.
  *
@@ -16,7 +16,8 @@
 
 #include "offset-parse.h"
 #include "offsets-page.h"
-#include "supervisor-registry.h"
+#include "ns-model.h"
+#include "json-util.h"
 #include "util.h"
 
 #define TNS_PROTO_VERSION 1
@@ -30,12 +31,6 @@
 #define TNS_PROTO_STATE_FORMAT "timens-clock-state"
 #define TNS_PROTO_STATE_VERSION 1
 #define TNS_DEFAULT_SOCKET "/run/timens/timensd.sock"
-
-static inline void json_object_putp(json_object **o) {
-        if (*o)
-                json_object_put(*o);
-}
-#define _cleanup_json_ _cleanup_(json_object_putp)
 
 enum tns_op {
         TNS_OP_HELLO,
@@ -101,12 +96,6 @@ struct tns_proto_error {
 };
 
 _printf_(3, 4) int tns_proto_error_set(struct tns_proto_error *e, enum tns_err code, const char *fmt, ...);
-
-/* One clock of "offsets": absent, a relative offset or a date. */
-struct tns_clock_arg {
-        bool set;
-        struct tns_offset_spec spec;
-};
 
 /* A request, flat: which fields an op takes is in PROTOCOL.md and in the
  * op table of timens-proto.c. */

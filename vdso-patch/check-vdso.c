@@ -9,7 +9,7 @@
  *
  * Prints one line per violation ("check-vdso: IMAGE: ...") and exits 1 if
  * there is any; OUT.c is written only for an image that passes. The image
- * is read with lib/vdso-elf.c, the same bounds-checked reader the injector
+ * is read with lib/core/vdso-elf.c, the same bounds-checked reader the injector
  * uses, so that what is checked here is what will be used there. */
 #include <errno.h>
 #include <fcntl.h>
@@ -295,7 +295,7 @@ static int read_file(const char *path, uint8_t **ret, size_t *ret_size) {
         return 0;
 }
 
-/* The image as a C array, zero-padded to whole pages (lib/vdso-image.h). */
+/* The image as a C array, zero-padded to whole pages (lib/kernel/vdso-image.h). */
 static int emit_c(const char *out, const char *src, const uint8_t *image, size_t size) {
         _cleanup_free_ char *tmp = NULL;
         size_t padded = (size + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;

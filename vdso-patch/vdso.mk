@@ -43,7 +43,7 @@ VDSO_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS) -Wframe-larger-than=128 \
 	-nostdlib -ffreestanding -fno-builtin -fPIC -mcmodel=small -fno-plt \
 	-fno-stack-protector -fcf-protection=none -fvisibility=hidden \
 	-mgeneral-regs-only -fno-omit-frame-pointer -foptimize-sibling-calls \
-	-fasynchronous-unwind-tables -fno-common -Ilib
+	-fasynchronous-unwind-tables -fno-common -Ilib/core
 
 # --orphan-handling=error: every section must be placed by vdso.lds;
 # -z text: a text relocation is an error, not a warning.
@@ -52,7 +52,7 @@ VDSO_LDFLAGS := -nostdlib -shared -Wl,-T,$(VDSO_LDS) -Wl,-soname,linux-vdso.so.1
 	-Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -Wl,-z,text \
 	-Wl,--build-id=sha1 -Wl,--orphan-handling=error
 
-VDSO_DEPS := lib/offsets-page.h vdso-patch/vdso.mk
+VDSO_DEPS := lib/core/offsets-page.h vdso-patch/vdso.mk
 
 $(VDSO_OUT)/%.o: $(VDSO_SRCDIR)/%.c $(VDSO_DEPS)
 	@mkdir -p $(dir $@)
@@ -75,19 +75,19 @@ $(VDSO_SO): $(VDSO_DBG)
 # The checker is host code: built like the tests, linked with the same
 # reader the injector uses (not through libtimens.a, which contains the
 # image it is about to check).
-$(VDSO_CHECK): vdso-patch/check-vdso.c $(BUILDDIR)/lib/vdso-elf.o lib/vdso-elf.h lib/util.h
+$(VDSO_CHECK): vdso-patch/check-vdso.c $(BUILDDIR)/lib/core/vdso-elf.o lib/core/vdso-elf.h lib/core/util.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILDDIR)/lib/vdso-elf.o
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib/core $(ALL_LDFLAGS) -o $@ $< $(BUILDDIR)/lib/core/vdso-elf.o
 
 # Checks the image (any violation fails the build) and writes it as C.
 $(VDSO_IMAGE_C): $(VDSO_SO) $(VDSO_CHECK)
 	@$(if $(Q),echo "  CHECK   $<")
 	$(Q)$(VDSO_CHECK) -o $@ $<
 
-$(VDSO_IMAGE_O): $(VDSO_IMAGE_C) lib/vdso-image.h
+$(VDSO_IMAGE_O): $(VDSO_IMAGE_C) lib/kernel/vdso-image.h
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib/core -Ilib/kernel -fvisibility=hidden -c -o $@ $<
 
 .PHONY: vdso
 vdso: $(VDSO_IMAGE_O)

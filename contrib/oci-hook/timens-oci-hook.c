@@ -29,6 +29,7 @@
 
 #include "client.h"
 #include "clocks.h"
+#include "log.h"
 #include "oci.h"
 #include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
 #define HOOK_CONNECT_TRIES 100 /* x 50 ms */

@@ -37,7 +37,7 @@ make_in() {
         # Nothing outside /usr.
         run -0 find "$dest" -mindepth 1 -maxdepth 1
         [ "$output" = "$dest/usr" ] || fail "installed outside /usr: $output"
-        # Every file, binaries through strings(1). lib/spawn.c's fallback
+        # Every file, binaries through strings(1). lib/kernel/spawn.c's fallback
         # $PATH is a search path, not an install path.
         hits=$(find "$dest" -type f -print0 | xargs -0 strings -a -f |
                 grep -F /usr/local | grep -vF '/usr/local/bin:/usr/bin:/bin') || true
@@ -55,7 +55,7 @@ make_in() {
         run -0 make_in "$build" -n install PREFIX=/usr DESTDIR="$BATS_TEST_TMPDIR/dest"
         local compiled
         compiled=$(grep -oE -- '-c -o [^ ]+' <<<"$output" | sort | tr '\n' ' ')
-        [ "$compiled" = "-c -o $build/contrib/oci-hook/timens-oci-hook.o -c -o $build/daemon/timensctl-daemon-client.o -c -o $build/daemon/timensctl-oci-config.o " ] ||
+        [ "$compiled" = "-c -o $build/contrib/oci-hook/timens-oci-hook.o -c -o $build/daemon/timensctl/timensctl-daemon-client.o -c -o $build/daemon/timensctl/timensctl-oci-config.o " ] ||
                 fail "recompiled: $compiled"
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # /proc/uptime, /proc/stat's btime and sysinfo()'s uptime as a namespace
-# sees them (lib/supervisor-procfs.c), compared with the kernel's own time
+# sees them (lib/supervisor/supervisor-procfs.c), compared with the kernel's own time
 # namespace (`unshare -T --boottime N`) on this machine: embedded and
 # through timensd, with positive and negative boottime offsets, after a
 # live `timensctl set`, in nested namespaces (RFC style, under unshare -U -r),

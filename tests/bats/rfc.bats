@@ -126,7 +126,7 @@ check_group() {
         check_group 'orphan_'
 }
 
-@test "a step of the parent namespace's clock shows in its child (lib/ns.h), not the reverse" {
+@test "a step of the parent namespace's clock shows in its child (lib/kernel/ns.h), not the reverse" {
         check_group 'parent_step_'
 }
 

@@ -219,7 +219,7 @@ nest_both() {
                 ((status == 1)) || fail "$sign: $NEST_BAD"
                 # A known bug, told apart by its signature: the vfork child's
                 # unshare maps the new offsets page into the memory it shares
-                # with its parent (lib/supervisor.c do_unshare), so the
+                # with its parent (lib/supervisor/supervisor.c do_unshare), so the
                 # parent's vDSO reads — and only those — stay in the child
                 # namespace after the exec. Anything else fails the test.
                 if grep -qv '^outer-after [a-z]* [a-z_]* vdso: ' <<<"$NEST_BAD"; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Absolute waits (lib/supervisor-wait.c): clock_nanosleep(TIMER_ABSTIME),
+# Absolute waits (lib/supervisor/supervisor-wait.c): clock_nanosleep(TIMER_ABSTIME),
 # timerfd and POSIX timers armed with an absolute time, condition
 # variables, semaphores, PI mutexes and futex_waitv with a deadline — the
 # semantics of the kernel's tools/testing/selftests/timens/

@@ -17,7 +17,7 @@ bench=$builddir/tests/bench/bench-api
 batch=(-t "${BENCH_BATCH_MS:-100}" -b "${BENCH_BATCHES:-7}")
 
 echo
-echo "timensd control API (bench-api, one connection, lib/client.c)"
+echo "timensd control API (bench-api, one connection, lib/client/client.c)"
 if [[ $EUID -ne 0 ]]; then
         echo "  not measured: timensd needs root"
         exit 0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-api: timensd's control API, measured from a client over
- * lib/client.c, as tests/bench/api.sh runs it.
+ * lib/client/client.c, as tests/bench/api.sh runs it.
  *
  *   bench-api --socket PATH hello       round trip of hello
  *   bench-api --socket PATH set NAME    a live set (realtime, alternating

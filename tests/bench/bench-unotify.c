@@ -20,23 +20,23 @@
  *                  WF_SYNC, so SYNC_WAKE_UP's "wake on this CPU" reaches
  *                  only a supervisor asleep in RECV itself, never one asleep
  *                  in epoll_wait: only the reply side keeps it;
- * --loop sd-event  an sd-event io source, as lib/supervisor.c has: the same
+ * --loop sd-event  an sd-event io source, as lib/supervisor/supervisor.c has: the same
  *                  syscalls as epoll, plus sd-event's own code.
  * --sync           SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (6.6, Andrei Vagin's
  *                  "seccomp: add the synchronous mode for seccomp_unotify"):
  *                  the wakee runs on the waker's CPU, so the pair hands one
  *                  CPU back and forth instead of waking another one.
- * --filter timens  install timens's own filter (lib/filter.c, the one
+ * --filter timens  install timens's own filter (lib/kernel/filter.c, the one
  *                  `timensctl run` installs) instead of the one-rule filter:
  *                  its BPF runs on every syscall of the caller.
  * --emulate        answer instead of CONTINUE, with the kernel work that
- *                  lib/supervisor.c does for a clock_gettime: read the clock,
+ *                  lib/supervisor/supervisor.c does for a clock_gettime: read the clock,
  *                  SECCOMP_IOCTL_NOTIF_ID_VALID, process_vm_writev of the
  *                  timespec, reply val=0. With --loop sd-event it makes the
  *                  same syscalls per call as timens (epoll_wait, RECV,
  *                  ID_VALID, process_vm_writev, SEND).
  * --new-session    the supervisor calls setsid(), as timensctl's embedded
- *                  one does (daemon/timensctl-embedded.c, detach()): with
+ *                  one does (daemon/timensctl/timensctl-embedded.c, detach()): with
  *                  sched_autogroup_enabled it then runs in another scheduling
  *                  group than the caller. Measured: a little dearer with a
  *                  blocking loop; with an epoll-woken one, often split
@@ -174,7 +174,7 @@ static _Noreturn void child(int sock, const struct options *o, const struct tns_
 
 /* -------- the parent: the minimal supervisor -------- */
 
-/* What lib/supervisor.c's serve() costs the kernel for a clock_gettime,
+/* What lib/supervisor/supervisor.c's serve() costs the kernel for a clock_gettime,
  * without its user-space code: the answer (shifted by a day, so that it is
  * a real emulation), an id check before writing into the caller, the
  * write, a reply that carries the result. */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # tests/bench/procfs.sh BUILDDIR — /proc/uptime as a namespace sees it
-# (lib/supervisor-procfs.c), from run.sh: open+read+close of /proc/uptime
+# (lib/supervisor/supervisor-procfs.c), from run.sh: open+read+close of /proc/uptime
 # (covered by a FUSE mount under timensctl run) and of /proc/loadavg (not
 # covered: the proof that a program that never opens the covered files
 # pays nothing) on the host, in a kernel time namespace and under

@@ -3,7 +3,7 @@
 #
 # tests/bench/run.sh BUILDDIR — the clock benchmarks side by side, in one
 # run: the host, a kernel time namespace (unshare -T), `timensctl run` (the
-# embedded supervisor of lib/supervisor.c), and the bare seccomp
+# embedded supervisor of lib/supervisor/supervisor.c), and the bare seccomp
 # user-notification round trip that bounds any supervisor from below.
 #
 # Pinning. Every row is measured twice: unpinned, and with every process on
@@ -212,7 +212,7 @@ step_row "+ timens's filter in the caller" u_filt unotify_sdevent_sync_emulate_t
         u_emu unotify_sdevent_sync_emulate
 step_row "+ supervisor in its own session (setsid)" u_sess unotify_sdevent_sync_emulate_timensfilter_newsession \
         u_filt unotify_sdevent_sync_emulate_timensfilter
-step_row "= timensctl run (lib/supervisor.c's code)" tns "$raw" \
+step_row "= timensctl run (lib/supervisor/supervisor.c's code)" tns "$raw" \
         u_sess unotify_sdevent_sync_emulate_timensfilter_newsession
 step_row "alt: same work, blocking RECV (vs timensctl)" u_bsess unotify_blocking_sync_emulate_timensfilter_newsession \
         tns "$raw"

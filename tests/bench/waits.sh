@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# tests/bench/waits.sh BUILDDIR — absolute waits (lib/supervisor-wait.c),
+# tests/bench/waits.sh BUILDDIR — absolute waits (lib/supervisor/supervisor-wait.c),
 # from run.sh: how late an absolute wait wakes on the host, in a kernel
 # time namespace and under timensctl run (p50 and p99, bench-wait), and
 # the proof that relative sleeps and futex waits without a deadline are not

@@ -63,7 +63,7 @@ static int f_caps(void *u, uint64_t *ret) {
         return 0;
 }
 
-/* The pure part of absolute waits (lib/wait-convert.c): any call the
+/* The pure part of absolute waits (lib/core/wait-convert.c): any call the
  * classifier accepts names an argument and a class; a converted deadline
  * is valid for the kernel, armed if the input was, and not before the
  * namespace deadline minus the offset; the /proc parsers take any text. */

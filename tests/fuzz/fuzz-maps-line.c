@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target for the /proc/PID/maps line parser behind namespace
- * identity (lib/proc-util.c): any text parses or is refused, never read
+ * identity (lib/kernel/proc-util.c): any text parses or is refused, never read
  * past its end; what parses formats back to the same fields. */
 #include <stdint.h>
 #include <stdio.h>

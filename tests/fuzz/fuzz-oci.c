@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* libFuzzer target for what runtimes and bundles hand us (lib/oci.c): the
+/* libFuzzer target for what runtimes and bundles hand us (lib/oci/oci.c): the
  * input is parsed as a container state or agent message, its annotations
  * and listenerMetadata as timens reads them, and as a config.json
  * (linux.timeOffsets, then both edits of oci-config). Each error must

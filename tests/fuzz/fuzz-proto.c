@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target for timensd's request path: the parser (proto/) and
- * the dispatcher (daemon/timensd-ops.c) on a supervisor with no
+ * the dispatcher (daemon/timensd/timensd-ops.c) on a supervisor with no
  * listeners. Each input is up to MAX_LINES request lines, handled in order
  * by one peer (the first byte picks root, a reader, or a process inside a
  * namespace), so that sequences (create, set, export, import, destroy)

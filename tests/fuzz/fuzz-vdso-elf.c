@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* libFuzzer target for lib/vdso-elf.c, the reader of foreign vDSO images.
+/* libFuzzer target for lib/core/vdso-elf.c, the reader of foreign vDSO images.
  * The input is an image. Whatever it holds, parsing, every lookup through
  * either hash table, every accessor and hiding a symbol must neither crash
  * nor read outside the input (an exact-size copy, so ASan sees one byte

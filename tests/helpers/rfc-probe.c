@@ -28,7 +28,7 @@
  *  - a child forked before the unshare, and what it forks later, stay in
  *    the parent namespace; a child forked after follows the caller, and
  *    so do an orphaned grandchild (double fork) and an exec'd program;
- *  - moving the parent namespace moves the child's clocks too (lib/ns.h:
+ *  - moving the parent namespace moves the child's clocks too (lib/kernel/ns.h:
  *    a child stores its offsets relative to its parent);
  *  - settimeofday (time and timezone), adjtimex and clock_adjtime with
  *    ADJ_SETOFFSET;
@@ -514,7 +514,7 @@ static void who_sees_what(struct observer *before, const struct shift *s) {
         check_inner_reading("child_forked_after_follows", &r);
 }
 
-/* lib/ns.h: a child namespace's offsets are relative to its parent's, so
+/* lib/kernel/ns.h: a child namespace's offsets are relative to its parent's, so
  * a step of the parent's clock shows in the child too (checks parent_step_*). */
 static void parent_step_moves_child(struct observer *before, struct shift *s) {
         int64_t r0 = now(CLOCK_REALTIME);

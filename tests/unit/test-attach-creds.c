@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Whose processes an attach may take (lib/attach-creds.h): the rule as a
+/* Whose processes an attach may take (lib/kernel/attach-creds.h): the rule as a
  * table, and the parser of /proc/PID/status's lines it reads. Reading a
  * live task's credentials is tests/bats/security-attach.bats's part. */
 #include <errno.h>

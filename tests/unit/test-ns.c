@@ -153,7 +153,7 @@ TEST(adopt_mends_a_page_left_mid_write) {
         tns_ns_unref(ns);
 }
 
-/* The store (lib/page-store.h): members' descriptions are read-only for
+/* The store (lib/kernel/page-store.h): members' descriptions are read-only for
  * everyone, root included; ours is writable; adoption checks the pair. */
 TEST(page_store_hands_out_unwritable_descriptions) {
         struct tns_page_store ps = TNS_PAGE_STORE_NULL, again = TNS_PAGE_STORE_NULL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* lib/oci.c and lib/oci-config.c: states as runc and crun send them,
+/* lib/oci/oci.c and lib/oci/oci-config.c: states as runc and crun send them,
  * annotations, listenerMetadata, linux.timeOffsets, config.json edits. */
 #include <string.h>
 

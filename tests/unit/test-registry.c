@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* lib/supervisor-registry.c on a supervisor without listeners: names,
+/* lib/registry/registry.c on a supervisor without listeners: names,
  * life cycle, offsets, export and import. What needs processes (busy,
  * backwards, gone with the last process) is in tests/bats/daemon-*.bats. */
 #include <string.h>
 #include <time.h>
 
-#include "supervisor-registry.h"
+#include "registry.h"
 #include "test.h"
 
 #define NS 1000000000LL

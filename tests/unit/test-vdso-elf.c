@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* lib/vdso-elf.c: parses our embedded image and this process's kernel vDSO,
+/* lib/core/vdso-elf.c: parses our embedded image and this process's kernel vDSO,
  * finds what glibc finds (dlvsym), and survives every truncation and every
  * single-bit flip of the tables an image is read through — run it under
  * ASan (make ASAN=1): the copies are exact-size heap buffers, so a read

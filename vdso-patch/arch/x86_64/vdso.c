@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * timens' x86-64 vDSO image. The supervisor maps, at each exec of a member
- * process (lib/offsets-page.h has the layout):
+ * process (lib/core/offsets-page.h has the layout):
  *
  *   base - 2 * 4096   struct tns_vdso_params   (this process's copy, RO)
  *   base - 1 * 4096   struct tns_offsets_page  (the namespace's memfd, RO)
@@ -105,7 +105,7 @@ extern const struct tns_offsets_page tns_offsets_page __attribute__((visibility(
  *            syscall, so we must not call the kernel's vDSO for them and
  *            add the offset a second time: from here, the syscall is the
  *            path, and it is what the kernel's vDSO costs for them anyway.
- * The classes are lib/clocks.c's tns_clock_class(). */
+ * The classes are lib/core/clocks.c's tns_clock_class(). */
 #define HOW_FWD 0u
 #define HOW_SYSCALL 0xfu
 #define HOW(id, v) ((uint64_t) (v) << (4 * (id)))
@@ -156,7 +156,7 @@ static inline unsigned clock_how(int clock) {
         return (unsigned) clock < 16 ? (unsigned) (CLOCK_HOW_MAP >> (4 * clock)) & 0xf : HOW_FWD;
 }
 
-/* The offset of class c, read as lib/offsets-page.h's tns_page_offset()
+/* The offset of class c, read as lib/core/offsets-page.h's tns_page_offset()
  * does, but with a bounded wait. False if the page is not one this image
  * understands (a supervisor with a newer ABI; nothing mapped there by
  * mistake would fault before) or the writer looks stuck: the caller then
@@ -167,7 +167,7 @@ struct split {
         long sec, nsec;
 };
 
-/* The offset of class c, read as lib/offsets-page.h's tns_page_offset()
+/* The offset of class c, read as lib/core/offsets-page.h's tns_page_offset()
  * does, but with a bounded wait. False if the page is not one this image
  * understands (a supervisor with a newer ABI; nothing mapped there by
  * mistake would fault before) or the writer looks stuck: the caller then
@@ -200,7 +200,7 @@ static inline bool read_split(enum tns_clock_class c, struct split *ret) {
 
 /* ts += off, for a normalised ts and any offset, negative ones included.
  * The seconds wrap rather than trap; the supervisor keeps offsets in the
- * kernel's range (lib/ns.c, tns_offset_check). */
+ * kernel's range (lib/kernel/ns.c, tns_offset_check). */
 static inline void timespec_add(struct vdso_timespec *ts, struct split off) {
         long sec = off.sec, nsec;
 

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* timensctl oci-config: switch timens on in an OCI bundle, by editing its
+ * config.json in place (json-c, everything else kept; a temporary file
+ * renamed over it), or print the seccomp profile of the agent mode. The
+ * edits themselves are lib/oci/oci-config.c's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clocks.h"
+#include "oci.h"
+#include "offset-parse.h"
+#include "paths.h" /* TNS_OCI_HOOK_PATH: generated from the Makefile's LIBEXECDIR */
+#include "timensctl.h"
+
+struct oci_args {
+        struct offset_args offsets;
+        const char *name;
+        bool agent;
+        bool print_profile;
+        const char *agent_socket;
+        const char *hook_path;
+        char text[TNS_CLASS_MAX][64]; /* the offsets as written into the bundle */
+};
+
+static void help(void) {
+        printf("Usage: timensctl oci-config BUNDLE [OFFSETS] [--name NAME] [--agent]\n"
+               "       timensctl oci-config --print-seccomp-profile [OFFSETS] [--name NAME]\n"
+               "\n"
+               "Switch timens on in the OCI bundle BUNDLE (its config.json is edited in place):\n"
+               "by default with the createRuntime hook timens-oci-hook and org.timens.*\n"
+               "annotations; with --agent with a linux.seccomp section whose listenerPath is\n"
+               "timensd's seccomp agent socket. Running it again replaces what it wrote.\n"
+               "\n"
+               "  --monotonic OFFSET     CLOCK_MONOTONIC offset (86400, +10d, -3h30m)\n"
+               "  --boottime OFFSET      CLOCK_BOOTTIME offset\n"
+               "  --realtime OFFSET|DATE CLOCK_REALTIME offset, or the date it reads now\n"
+               "                         (2030-01-01, 2030-01-01T12:00:00Z, @1893456000)\n"
+               "  --name NAME            the namespace's name (default: the container id)\n"
+               "  --agent                the seccomp agent mode instead of the hook\n"
+               "  --agent-socket PATH    listenerPath (default " TNS_OCI_DEFAULT_AGENT_SOCKET ")\n"
+               "  --hook-path PATH       the hook (default " TNS_OCI_HOOK_PATH ")\n"
+               "  --print-seccomp-profile\n"
+               "                         print the agent mode's seccomp profile (for podman's\n"
+               "                         --security-opt seccomp=FILE) instead of editing a bundle\n"
+               "\n"
+               "See timensctl(1), OCI CONTAINERS.\n");
+}
+
+/* A date is written as UTC ("2030-01-01T00:00:00Z"): the hook and timensd
+ * may run with another TZ than this shell. Offsets are kept as typed. */
+static int canonical_text(enum tns_clock_class c, const char *text, char *buf, size_t size) {
+        struct tns_offset_spec spec;
+        time_t t;
+        struct tm tm;
+        int r;
+
+        r = tns_offset_parse(text, c == TNS_CLASS_REALTIME, &spec);
+        if (r < 0)
+                return r;
+        if (spec.kind == TNS_OFFSET_RELATIVE) {
+                snprintf(buf, size, "%s", text);
+                return 0;
+        }
+        t = (time_t) (spec.ns / 1000000000);
+        if (!gmtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+                return -ERANGE;
+        if (spec.ns % 1000000000)
+                snprintf(buf + strlen(buf), size - strlen(buf), ".%09lld", (long long) (spec.ns % 1000000000));
+        snprintf(buf + strlen(buf), size - strlen(buf), "Z");
+        return 0;
+}
+
+/* Checked as `timensctl run` checks them (the same parser and range). */
+static int check_args(struct oci_args *a) {
+        int64_t unused[TNS_CLASS_MAX];
+        int r;
+
+        r = offsets_resolve(&a->offsets, unused);
+        if (r < 0)
+                return r;
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (a->offsets.text[c] && canonical_text(c, a->offsets.text[c], a->text[c], sizeof(a->text[c])) < 0)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, ERANGE, "--%s '%s' cannot be written as a date",
+                                             tns_class_name(c), a->offsets.text[c]);
+        if (a->name && !tns_ns_name_valid(a->name))
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                     "Invalid --name '%s': 1-%d of A-Z a-z 0-9 _ . : @ + -, starting with a letter or "
+                                     "digit, not all digits",
+                                     a->name, TNS_NS_NAME_MAX);
+        return 0;
+}
+
+/* listenerMetadata: "realtime=...,monotonic=...,name=..." (lib/oci/oci.h). */
+static char *metadata(const struct oci_args *a) {
+        char buf[512] = "";
+        size_t n = 0;
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (a->offsets.text[c])
+                        n += (size_t) snprintf(buf + n, sizeof(buf) - n, "%s%s=%s", n ? "," : "", tns_class_name(c),
+                                               a->text[c]);
+        if (a->name)
+                snprintf(buf + n, sizeof(buf) - n, "%sname=%s", n ? "," : "", a->name);
+        return buf[0] ? strdup(buf) : NULL;
+}
+
+static int print_profile(const struct oci_args *a) {
+        _cleanup_json_ json_object *p = NULL;
+        _cleanup_free_ char *md = metadata(a);
+        int r;
+
+        r = tns_oci_seccomp_profile(a->agent_socket, md, &p);
+        if (r < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to make the profile: %m");
+        puts(json_object_to_json_string_ext(p, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                       JSON_C_TO_STRING_NOSLASHESCAPE));
+        return 0;
+}
+
+/* The new config.json beside the old one, then renamed over it: a reader
+ * (a runtime starting) sees the old file or the new, never half of one. */
+static int write_config(const char *path, json_object *config) {
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *text = json_object_to_json_string_ext(config, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
+        struct stat st;
+        size_t len = strlen(text);
+        int r = 0;
+
+        if (stat(path, &st) < 0 || asprintf(&tmp, "%s.timens.XXXXXX", path) < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, errno ?: ENOMEM, "Failed to read %s: %m", path);
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, errno, "Failed to create %s: %m", tmp);
+        if (write(fd, text, len) != (ssize_t) len || write(fd, "\n", 1) != 1 || fchmod(fd, st.st_mode & 07777) < 0 ||
+            fsync(fd) < 0 || rename(tmp, path) < 0)
+                r = tns_log_errno(&timensctl_log, LOG_ERR, errno ?: EIO, "Failed to write %s: %m", path);
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+static int edit_bundle(const char *bundle, const struct oci_args *a) {
+        _cleanup_free_ char *path = NULL, *md = NULL;
+        _cleanup_json_ json_object *config = NULL;
+        char err[TNS_OCI_ERR_MAX] = "";
+        const char *text[TNS_CLASS_MAX];
+        int r;
+
+        if (asprintf(&path, "%s/config.json", bundle) < 0)
+                return -ENOMEM;
+        config = json_object_from_file(path);
+        if (!config)
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Failed to read %s: %s", path,
+                                     json_util_get_last_err() ?: "not JSON");
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                text[c] = a->offsets.text[c] ? a->text[c] : NULL;
+        if (a->agent) {
+                md = metadata(a);
+                r = tns_oci_config_add_agent(config, a->agent_socket, md, err);
+        } else {
+                r = tns_oci_config_add_hook(config, a->hook_path, text, a->name, err);
+        }
+        if (r < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to edit %s: %s", path, err[0] ? err : "%m");
+        return write_config(path, config);
+}
+
+enum {
+        ARG_NAME = 0x300,
+        ARG_AGENT,
+        ARG_AGENT_SOCKET,
+        ARG_HOOK_PATH,
+        ARG_PRINT_PROFILE,
+};
+
+static int parse_args(int argc, char *argv[], struct ctl_options *o, struct oci_args *a) {
+        static const struct option options[] = {
+                CTL_COMMON_OPTIONS,
+                CTL_OFFSET_OPTIONS,
+                {"name", required_argument, NULL, ARG_NAME},
+                {"agent", no_argument, NULL, ARG_AGENT},
+                {"agent-socket", required_argument, NULL, ARG_AGENT_SOCKET},
+                {"hook-path", required_argument, NULL, ARG_HOOK_PATH},
+                {"print-seccomp-profile", no_argument, NULL, ARG_PRINT_PROFILE},
+                {},
+        };
+        int c;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                if (ctl_common_option(c, o) || ctl_offset_option(c, &a->offsets))
+                        continue;
+                switch (c) {
+                case 'h':
+                        return help(), 0;
+                case ARG_NAME:
+                        a->name = optarg;
+                        break;
+                case ARG_AGENT:
+                        a->agent = true;
+                        break;
+                case ARG_AGENT_SOCKET:
+                        a->agent_socket = optarg;
+                        break;
+                case ARG_HOOK_PATH:
+                        a->hook_path = optarg;
+                        break;
+                case ARG_PRINT_PROFILE:
+                        a->print_profile = true;
+                        break;
+                default:
+                        return ctl_bad_option("oci-config");
+                }
+        }
+        return 1;
+}
+
+int verb_oci_config(int argc, char *argv[], struct ctl_options *o) {
+        struct oci_args a = {.agent_socket = TNS_OCI_DEFAULT_AGENT_SOCKET, .hook_path = TNS_OCI_HOOK_PATH};
+        int r;
+
+        r = parse_args(argc, argv, o, &a);
+        if (r <= 0)
+                return ctl_exit(r);
+        if (optind != argc - (a.print_profile ? 0 : 1))
+                return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                              a.print_profile ? "--print-seccomp-profile takes no BUNDLE"
+                                                              : "oci-config takes one BUNDLE directory"));
+        r = check_args(&a);
+        if (r < 0)
+                return ctl_exit(r);
+        if (a.print_profile)
+                return ctl_exit(print_profile(&a));
+        return ctl_exit(edit_bundle(argv[optind], &a));
+}

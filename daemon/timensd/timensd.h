@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* timensd: the host's time namespace daemon. One sd-event loop runs the
+ * supervisor engine (lib/supervisor*.c: seccomp listeners of every
+ * namespace) and the control socket (proto/PROTOCOL.md). All state lives
+ * in struct manager; nothing is global. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "log.h"
+#include "registry.h"
+#include "timens-proto.h"
+
+#define TIMENSD_VERSION "0.1.0"
+#define TIMENSD_DEFAULT_GROUP "timens"
+#define TIMENSD_DEFAULT_MAX_CONNECTIONS 256
+#define TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC 60
+/* Connections one uid other than root may hold at once, and the last
+ * slots of --max-connections, which only root and the group may take:
+ * other users cannot lock the admin out (issue 14, item 7). */
+#define TIMENSD_MAX_CONNECTIONS_PER_UID 32
+#define TIMENSD_RESERVED_CONNECTIONS 32
+#define TIMENSD_BACKLOG 128
+
+/* Who is on the other end of a connection (SO_PEERCRED at connect),
+ * pinned by a pidfd (SO_PEERPIDFD): a peer that is gone has no access,
+ * and its pid, once reused, never names another process's rights. */
+struct peer {
+        pid_t pid;
+        uid_t uid;
+        gid_t gid;
+        int pidfd; /* -EBADF: not pinned, no access */
+        enum tns_access by_user; /* what root / the group / others may do */
+        enum tns_access access; /* that, limited by the grant of a namespace it is in */
+        enum tns_access limit; /* access at connect: a peer inside then stays as limited */
+        uint64_t inside_ns; /* the namespace it is in, 0 if none */
+        uint64_t generation; /* of the manager when access was computed */
+        bool gone; /* its process exited */
+        bool filtered; /* under a seccomp filter, in no namespace: read at most */
+};
+
+struct connection {
+        struct manager *m;
+        int fd;
+        sd_event_source *io, *timer;
+        struct peer peer;
+        char *in; /* TNS_PROTO_MAX_REQUEST bytes */
+        size_t in_len;
+        bool discarding; /* skipping the rest of a line that was too long */
+        int fds[TNS_PROTO_MAX_FDS];
+        unsigned n_fds;
+        char *out;
+        size_t out_len, out_pos;
+        bool waiting; /* a wait request is pending: input is not read */
+        int64_t wait_id;
+        uint64_t wait_ns;
+        bool closing; /* the peer shut down: close once answered */
+        bool kick; /* process buffered lines at the next sweep */
+        bool dead; /* free at the next sweep */
+        struct connection *next, **pprev;
+};
+
+struct manager {
+        sd_event *event;
+        struct tns_logger log;
+        struct tns_supervisor *supervisor;
+        struct tns_registry *registry;
+
+        /* The control socket. */
+        char *socket_path;
+        bool socket_owned; /* we bound it, so we unlink it at exit */
+        int listen_fd;
+        sd_event_source *listen_src, *accept_retry, *sweep;
+        struct connection *connections;
+        unsigned n_connections;
+
+        /* Settings. */
+        unsigned max_connections;
+        uint64_t idle_timeout_usec;
+        char *group_name;
+        gid_t group;
+        bool have_group;
+
+        /* The OCI seccomp agent socket (timensd-agent.c); NULL: off. */
+        char *agent_path;
+        int agent_fd;
+        sd_event_source *agent_src;
+        struct agent_conn *agent_conns;
+        unsigned n_agent_conns;
+
+        bool agent_owned; /* we bound it, so we unlink it at exit */
+
+        /* Restarts (timensd-fdstore.c): fds handed to us in LISTEN_FDS,
+         * the state memfd, and how to start our successor. */
+        struct tns_named_fd *passed;
+        char **passed_names;
+        size_t n_passed;
+        int state_fd;
+        int inflight_fd;
+        struct tns_inflight *inflight;
+        uint64_t state_off, state_len, state_seq;
+        bool fdstore_notify; /* NOTIFY_SOCKET is set: systemd keeps our fds */
+        bool fdstore_warned;
+        char *exe; /* our binary, for SIGUSR2 */
+        char **argv;
+
+        /* Bumped when a peer's access may have changed (adopt, SIGHUP). */
+        uint64_t generation;
+        struct tns_server_stats stats;
+        uint64_t start_usec;
+};
+
+/* timensd-manager.c */
+int manager_new(sd_event *event, const struct tns_logger *log, struct manager **ret);
+struct manager *manager_free(struct manager *m);
+void manager_reload(struct manager *m);
+
+/* timensd-log.c: the logger callback; userdata is a struct log_target. */
+struct log_target {
+        bool journal;
+        bool prefix; /* stderr lines start with <N>, the syslog priority */
+};
+void timensd_log(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt, va_list ap);
+bool timensd_journal_available(void);
+int timensd_parse_log_level(const char *s);
+
+/* timensd-auth.c */
+int peer_from_socket(struct manager *m, int fd, struct peer *ret);
+/* Recomputes access if the manager's generation moved on; a peer whose
+ * process is gone has none. */
+void peer_refresh(struct manager *m, struct peer *p);
+void peer_done(struct peer *p);
+/* Checks made of a process a request names (pidfd: its pidfd), against
+ * the peer asking: 0, or -EPERM/-ESRCH with a message in err. */
+#define PEER_ERR_MAX 256
+int peer_check_descendant(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX]);
+int peer_check_owner(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX]);
+int peer_check_mount_ns(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX]);
+/* Whether uid may join held namespace ns (its owner's, or shared). */
+int peer_may_join(struct manager *m, uid_t uid, struct tns_ns *ns, char err[PEER_ERR_MAX]);
+
+/* timensd-ops.c: one request line in, one reply out — or none yet
+ * (*ret_reply NULL) when c now waits for an event. fds received with the
+ * line may be taken (set to -EBADF). c may be NULL (the fuzz target). */
+int manager_handle_line(struct manager *m, struct connection *c, struct peer *p, const char *line, size_t len,
+                        int fds[TNS_PROTO_MAX_FDS], json_object **ret_reply);
+/* Called when a held namespace is gone: finishes the waits on it. */
+void manager_namespace_gone(struct manager *m, uint64_t id);
+
+/* timensd-agent.c: the OCI seccomp agent (runtime-spec config-linux.md,
+ * listenerPath): runtimes connect, send the container state and the
+ * listener fd, and timensd serves it for the container's namespace. */
+#define TIMENSD_MAX_AGENT_CONNECTIONS 64
+#define TIMENSD_AGENT_TIMEOUT_USEC (10 * UINT64_C(1000000))
+int agent_listen(struct manager *m, const char *path);
+void agent_done(struct manager *m);
+
+/* timensd-entrants.c: processes entering a served pid namespace from
+ * outside (runc exec, nsenter) are attached at their exec. */
+struct entrants;
+enum entrants_mode {
+        ENTRANTS_AUTO, /* BPF, else the proc connector */
+        ENTRANTS_BPF,
+        ENTRANTS_PROC,
+        ENTRANTS_OFF,
+};
+int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants **ret);
+struct entrants *entrants_free(struct entrants *e);
+
+/* timensd-fdstore.c: restarts. collect takes LISTEN_FDS (with names);
+ * take hands one of them out by name; restore rebuilds the supervisor
+ * from the state record among them and from then on keeps the store in
+ * step with every change; save writes the record now; handoff (SIGUSR2)
+ * starts a new image with every fd and returns 0 once it runs (the caller
+ * then exits), or an error (logged) and we serve on. */
+int fdstore_collect(struct manager *m);
+int fdstore_take(struct manager *m, const char *name);
+int fdstore_restore(struct manager *m);
+int fdstore_save(struct manager *m);
+int fdstore_handoff(struct manager *m);
+void fdstore_done(struct manager *m);
+/* In a child: exec exe with fds[i] at 3 + i, named in LISTEN_FDNAMES; on
+ * failure errno goes to report (if >= 0) and the child exits 127. */
+_Noreturn void fdstore_exec_with_fds(const char *exe, char *const argv[], const char *const names[], const int fds[],
+                                     size_t n, int report);
+
+/* timensd-keeper.c: without systemd and without --foreground, timensd
+ * runs as two processes: the keeper holds what systemd's fd store would
+ * (speaking the same sd_notify protocol on a private NOTIFY_SOCKET) and
+ * starts the worker again whenever it dies. Returns the exit status. */
+int keeper_run(const char *exe, char *const argv[], int ready_fd, const struct tns_logger *log);
+
+/* timensd-server.c */
+int server_listen(struct manager *m, const char *path);
+/* A listening Unix socket bound at path (its directory prepared, a stale
+ * socket replaced), with mode; -EADDRINUSE if a daemon answers there. */
+int server_bind(struct manager *m, const char *path, mode_t mode);
+void server_done(struct manager *m);
+/* Queues a reply on c and sends what the socket takes now. */
+int connection_reply(struct connection *c, json_object *reply);
+/* c waits (input paused) until manager_namespace_gone(ns) or timeout. */
+int connection_wait(struct connection *c, int64_t req_id, uint64_t ns, uint32_t timeout_ms);
+void connection_wait_done(struct connection *c, json_object *reply);

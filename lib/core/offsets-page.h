@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The offsets page: the ABI between the supervisor (writer) and every
+ * reader of a namespace's clocks — the supervisor's own syscall emulation
+ * today, our vDSO image (vdso-patch/) once it is injected. One 4 KiB page
+ * per namespace, in a sealed memfd: the supervisor maps it read-write,
+ * members read-only. Readers use the seqlock exactly as the kernel's vvar
+ * page is read (lib/vdso/gettimeofday.c, vdso_read_begin/retry): a reader
+ * that sees an odd sequence or a changed one retries.
+ *
+ * This header is the one source of truth for the layout: it is included by
+ * freestanding code, so it uses nothing but <stdint.h>. */
+#pragma once
+
+#include <stdint.h>
+
+#define TNS_PAGE_SIZE 4096
+#define TNS_PAGE_MAGIC UINT64_C(0x31656761506e5354) /* "TSnPage1", little endian */
+#define TNS_PAGE_VERSION 1
+
+/* Which offset a clock id takes, as the kernel's time namespaces group
+ * them (kernel/time/namespace.c, do_timens_ktime_to_host), plus realtime. */
+enum tns_clock_class {
+        TNS_CLASS_MONOTONIC = 0, /* MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE */
+        TNS_CLASS_BOOTTIME = 1, /* BOOTTIME, BOOTTIME_ALARM */
+        TNS_CLASS_REALTIME = 2, /* REALTIME, _COARSE, _ALARM, TAI, gettimeofday, time */
+        TNS_CLASS_MAX = 3,
+};
+
+/* One clock's map from host time to namespace time. offset_sec and
+ * offset_nsec are offset_ns split (floor: 0 <= offset_nsec < 1e9), written
+ * under the same seqlock, so that the vDSO adds it with no division. The
+ * last field is reserved (zero) so that a rate or a frozen point can be
+ * added without changing the layout. */
+struct tns_clock_map {
+        int64_t offset_ns;
+        int64_t offset_sec;
+        int64_t offset_nsec;
+        int64_t reserved;
+};
+
+#define TNS_PAGE_MAX_CLOCKS 8
+
+/* flags */
+#define TNS_PAGE_F_ACTIVE UINT64_C(1) /* the namespace exists and is served */
+
+struct tns_offsets_page {
+        uint64_t magic; /* TNS_PAGE_MAGIC */
+        uint32_t version; /* TNS_PAGE_VERSION */
+        uint32_t seq; /* seqlock: odd while the supervisor writes */
+        uint64_t flags;
+        uint64_t ns_id; /* the namespace's id, for /proc/PID/maps readers and debugging */
+        struct tns_clock_map clocks[TNS_PAGE_MAX_CLOCKS]; /* indexed by enum tns_clock_class */
+        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_clock_map)];
+};
+
+_Static_assert(sizeof(struct tns_clock_map) == 32, "clock map is 32 bytes");
+_Static_assert(sizeof(struct tns_offsets_page) == TNS_PAGE_SIZE, "offsets page is one page");
+_Static_assert(__builtin_offsetof(struct tns_offsets_page, seq) == 12, "seq at 12");
+_Static_assert(__builtin_offsetof(struct tns_offsets_page, clocks) == 32, "clocks at 32");
+_Static_assert(TNS_CLASS_MAX <= TNS_PAGE_MAX_CLOCKS, "room for every class");
+
+/* Reader side, for our vDSO image (vdso-patch/): callers loop,
+ * do { s = begin(p); v = p->...; } while (retry(p, s)); bounding the
+ * retries themselves. The supervisor never reads a page to learn offsets
+ * (it keeps its own copy, lib/kernel/ns.c), except once when it adopts a
+ * namespace at a restart, with tns_page_offsets_read()'s bound. */
+static inline int tns_page_read_retry(const struct tns_offsets_page *p, uint32_t start) {
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        return __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != start;
+}
+
+/* Every class's offset_ns in one consistent read, or -EBUSY after
+ * `tries` attempts that found the page being written (or a sequence
+ * left odd): never an unbounded spin on memory someone else writes. */
+static inline int tns_page_offsets_read(const struct tns_offsets_page *p, int64_t ret[TNS_CLASS_MAX], unsigned tries) {
+        for (unsigned i = 0; i < tries; i++) {
+                uint32_t s = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+
+                if (s & 1) {
+                        __builtin_ia32_pause();
+                        continue;
+                }
+                for (int c = 0; c < TNS_CLASS_MAX; c++)
+                        ret[c] = __atomic_load_n(&p->clocks[c].offset_ns, __ATOMIC_RELAXED);
+                if (!tns_page_read_retry(p, s))
+                        return 0;
+        }
+        return -16; /* -EBUSY: this header includes nothing but <stdint.h> */
+}
+
+/* Writer side (one writer: the supervisor's event loop). The sequence
+ * comes from the writer's own counter, never from the page: a page
+ * someone else wrote (an odd value left behind) cannot make it stick. */
+static inline void tns_page_write_begin(struct tns_offsets_page *p, uint32_t *seq) {
+        *seq = (*seq + 1) | 1U;
+        __atomic_store_n(&p->seq, *seq, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void tns_page_write_end(struct tns_offsets_page *p, uint32_t *seq) {
+        *seq += 1;
+        __atomic_store_n(&p->seq, *seq, __ATOMIC_RELEASE);
+}
+
+/* The per-process parameter page, mapped read-only just below the offsets
+ * page, which is just below our vDSO image:
+ *
+ *   image_base - 2 * TNS_PAGE_SIZE   struct tns_vdso_params (private copy)
+ *   image_base - 1 * TNS_PAGE_SIZE   struct tns_offsets_page (the namespace's memfd)
+ *   image_base                       our vDSO image (ELF, linked at 0)
+ *
+ * The image finds both RIP-relatively, as the kernel's vDSO finds its vvar
+ * pages; it calls the kernel's own vDSO functions, whose addresses the
+ * injector writes here. */
+#define TNS_PARAMS_MAGIC UINT64_C(0x31736d7261506e54) /* "TnParms1" */
+#define TNS_PARAMS_VERSION 1
+
+enum tns_vdso_fn {
+        TNS_VDSO_CLOCK_GETTIME,
+        TNS_VDSO_GETTIMEOFDAY,
+        TNS_VDSO_TIME,
+        TNS_VDSO_CLOCK_GETRES,
+        TNS_VDSO_GETCPU,
+        TNS_VDSO_GETRANDOM,
+        _TNS_VDSO_FN_MAX,
+        TNS_VDSO_FN_SLOTS = 16,
+};
+
+struct tns_vdso_params {
+        uint64_t magic; /* TNS_PARAMS_MAGIC */
+        uint32_t version; /* TNS_PARAMS_VERSION */
+        uint32_t flags;
+        uint64_t kernel_vdso_base; /* the kernel's vDSO (the original AT_SYSINFO_EHDR) */
+        uint64_t kernel_vdso_size;
+        uint64_t fn[TNS_VDSO_FN_SLOTS]; /* the kernel's functions, absolute; 0: absent */
+        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_VDSO_FN_SLOTS * 8];
+};
+
+_Static_assert(sizeof(struct tns_vdso_params) == TNS_PAGE_SIZE, "parameter page is one page");
+_Static_assert(__builtin_offsetof(struct tns_vdso_params, fn) == 32, "fn at 32");
+_Static_assert(_TNS_VDSO_FN_MAX <= TNS_VDSO_FN_SLOTS, "room for every function");

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <sched.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "syscall-table.h"
+#include "util.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
+        [TNS_SYS_CLOCK_GETTIME] =
+                {
+                        TNS_SYS_CLOCK_GETTIME,
+                        "clock_gettime",
+                        SYS_clock_gettime,
+                        TNS_TRAP_ARG0_VIRTUAL_CLOCK,
+                        0,
+                        {"clock_gettime", "clock_gettime64"},
+                },
+        [TNS_SYS_GETTIMEOFDAY] =
+                {
+                        TNS_SYS_GETTIMEOFDAY,
+                        "gettimeofday",
+                        SYS_gettimeofday,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"gettimeofday"},
+                },
+        [TNS_SYS_TIME] =
+                {
+                        TNS_SYS_TIME,
+                        "time",
+                        SYS_time,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"time"},
+                },
+        [TNS_SYS_CLOCK_SETTIME] =
+                {
+                        TNS_SYS_CLOCK_SETTIME,
+                        "clock_settime",
+                        SYS_clock_settime,
+                        TNS_TRAP_ARG0_SETTABLE_CLOCK,
+                        0,
+                        {"clock_settime", "clock_settime64", "stime"},
+                },
+        /* Always: even a timezone-only call would change the host's sys_tz. */
+        [TNS_SYS_SETTIMEOFDAY] =
+                {
+                        TNS_SYS_SETTIMEOFDAY,
+                        "settimeofday",
+                        SYS_settimeofday,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"settimeofday"},
+                },
+        [TNS_SYS_ADJTIMEX] =
+                {
+                        TNS_SYS_ADJTIMEX,
+                        "adjtimex",
+                        SYS_adjtimex,
+                        TNS_TRAP_ALWAYS,
+                        0,
+                        {"adjtimex"},
+                },
+        /* Only CLOCK_REALTIME has a clock_adj in the kernel; the others'
+         * EOPNOTSUPP/EINVAL come from the kernel itself. */
+        [TNS_SYS_CLOCK_ADJTIME] =
+                {
+                        TNS_SYS_CLOCK_ADJTIME,
+                        "clock_adjtime",
+                        SYS_clock_adjtime,
+                        TNS_TRAP_ARG0_EQ32,
+                        CLOCK_REALTIME,
+                        {"clock_adjtime", "clock_adjtime64"},
+                },
+        /* Only the exact flag word: other combinations go to the kernel. */
+        [TNS_SYS_UNSHARE] =
+                {
+                        TNS_SYS_UNSHARE,
+                        "unshare",
+                        SYS_unshare,
+                        TNS_TRAP_ARG0_EQ,
+                        CLONE_NEWTIME,
+                        {NULL},
+                },
+        /* Every exec: the new program gets our vDSO before it runs (inject.h).
+         * An i386 execve (int $0x80 from a 64-bit program) is not trapped:
+         * timens is no sandbox, and denying it would break every 32-bit
+         * program's exec. */
+        [TNS_SYS_EXECVE] =
+                {.id = TNS_SYS_EXECVE, .name = "execve", .nr = SYS_execve, .trap = TNS_TRAP_ALWAYS, .vdso = true},
+        [TNS_SYS_EXECVEAT] =
+                {.id = TNS_SYS_EXECVEAT, .name = "execveat", .nr = SYS_execveat, .trap = TNS_TRAP_ALWAYS, .vdso = true},
+        /* Absolute waits, converted by lib/supervisor/supervisor-wait.c. Relative
+         * ones and waits without a timeout never reach the supervisor. No
+         * i386 names: a 32-bit program's waits run unconverted rather than
+         * fail (its futexes are its locks). */
+        [TNS_SYS_CLOCK_NANOSLEEP] = {.id = TNS_SYS_CLOCK_NANOSLEEP,
+                                     .name = "clock_nanosleep",
+                                     .nr = SYS_clock_nanosleep,
+                                     .trap = TNS_TRAP_ABS_SLEEP,
+                                     .wait = true},
+        [TNS_SYS_TIMER_SETTIME] = {.id = TNS_SYS_TIMER_SETTIME,
+                                   .name = "timer_settime",
+                                   .nr = SYS_timer_settime,
+                                   .trap = TNS_TRAP_ARG1_ABSTIME,
+                                   .wait = true},
+        [TNS_SYS_TIMERFD_SETTIME] = {.id = TNS_SYS_TIMERFD_SETTIME,
+                                     .name = "timerfd_settime",
+                                     .nr = SYS_timerfd_settime,
+                                     .trap = TNS_TRAP_ARG1_ABSTIME,
+                                     .wait = true},
+        [TNS_SYS_FUTEX] =
+                {.id = TNS_SYS_FUTEX, .name = "futex", .nr = SYS_futex, .trap = TNS_TRAP_FUTEX_ABS, .wait = true},
+        [TNS_SYS_FUTEX_WAITV] = {.id = TNS_SYS_FUTEX_WAITV,
+                                 .name = "futex_waitv",
+                                 .nr = 449, /* __NR_futex_waitv, newer than Debian 12's headers */
+                                 .trap = TNS_TRAP_TIMEOUT_CLOCK,
+                                 .trap_value = 3,
+                                 .wait = true},
+        [TNS_SYS_FUTEX_WAIT] = {.id = TNS_SYS_FUTEX_WAIT,
+                                .name = "futex_wait",
+                                .nr = 455, /* __NR_futex_wait (Linux 6.7) */
+                                .trap = TNS_TRAP_TIMEOUT_CLOCK,
+                                .trap_value = 4,
+                                .wait = true},
+        /* POSIX message queues: an absolute CLOCK_REALTIME timeout
+         * (do_mq_timedsend, ipc/mqueue.c), which only the realtime offset
+         * moves. */
+        [TNS_SYS_MQ_TIMEDSEND] = {.id = TNS_SYS_MQ_TIMEDSEND,
+                                  .name = "mq_timedsend",
+                                  .nr = SYS_mq_timedsend,
+                                  .trap = TNS_TRAP_TIMEOUT,
+                                  .trap_value = 4,
+                                  .wait = true},
+        [TNS_SYS_MQ_TIMEDRECEIVE] = {.id = TNS_SYS_MQ_TIMEDRECEIVE,
+                                     .name = "mq_timedreceive",
+                                     .nr = SYS_mq_timedreceive,
+                                     .trap = TNS_TRAP_TIMEOUT,
+                                     .trap_value = 4,
+                                     .wait = true},
+        /* Its uptime is the namespace's boottime (kernel/sys.c do_sysinfo);
+         * a rare call, trapped whole (lib/supervisor/supervisor-procfs.c). */
+        [TNS_SYS_SYSINFO] = {.id = TNS_SYS_SYSINFO,
+                             .name = "sysinfo",
+                             .nr = SYS_sysinfo,
+                             .trap = TNS_TRAP_ALWAYS,
+                             .i386_names = {"sysinfo"}},
+};
+
+const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {
+        for (size_t i = 0; i < ELEMENTSOF(tns_syscalls); i++)
+                if (tns_syscalls[i].name && tns_syscalls[i].nr == nr)
+                        return &tns_syscalls[i];
+        return NULL;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Absolute waits: which calls carry a deadline the kernel would read on the
+ * host's clock, where that deadline is, and its conversion from the
+ * namespace's clock to the host's — the pure part of lib/supervisor/supervisor-wait.c.
+ *
+ * The kernel's own time namespaces convert the same deadlines with
+ * timens_ktime_to_host() (kernel/time/namespace.c): a deadline before the
+ * offset has already expired, one past KTIME_MAX saturates. We do the same
+ * for MONOTONIC and BOOTTIME, and for REALTIME (which the kernel never
+ * shifts) with the realtime offset. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "syscall-table.h"
+
+enum tns_wait_kind {
+        TNS_WAIT_TIMESPEC, /* struct __kernel_timespec: 16 bytes */
+        TNS_WAIT_ITIMERSPEC, /* struct __kernel_itimerspec: interval, then value */
+};
+
+/* What the supervisor needs to convert one call. */
+struct tns_wait_spec {
+        unsigned arg; /* the argument (0..5) holding the pointer to the deadline */
+        enum tns_wait_kind kind;
+        int clock_class; /* enum tns_clock_class, or -1: the timer's clock (looked up) */
+        bool via_fd; /* timerfd: the supervisor sets the target's own fd (pidfd_getfd) */
+};
+
+/* Whether call `sys` with these raw arguments waits for an absolute
+ * deadline on a clock with an offset class: 0 and *ret, or -ENOENT when the
+ * kernel may run it as it is (relative, no timeout, a clock we do not
+ * shift, an op without a deadline: the kernel's own answer is right). Only
+ * the low 32 bits of int arguments count, as the kernel reads them. */
+int tns_wait_classify(enum tns_sys sys, const uint64_t args[6], struct tns_wait_spec *ret);
+
+/* The class of a timer's clock as a wait sees it (CLOCK_REALTIME,
+ * _ALARM, TAI: realtime; MONOTONIC; BOOTTIME, _ALARM), -ENOENT otherwise
+ * (CPU-time clocks, and clocks no timer or sleep accepts). */
+int tns_wait_clock_class(clockid_t clock);
+
+/* A namespace deadline (ns) as a host deadline, as timens_ktime_to_host():
+ * before the offset, already expired; beyond KTIME_MAX, KTIME_MAX. Never
+ * 0, which timer_settime and timerfd_settime would read as "disarm": 1 ns
+ * is expired just the same. */
+int64_t tns_deadline_to_host(int64_t deadline, int64_t offset);
+
+/* The kernel's checks on what it reads (timespec64_valid,
+ * itimerspec64_valid), then the conversion: -EINVAL if invalid (the caller
+ * then lets the kernel fail the call itself). An itimerspec's it_value of
+ * zero disarms and stays zero; it_interval is relative and stays. */
+int tns_wait_ts_to_host(const struct timespec *ts, int64_t offset, struct timespec *ret);
+int tns_wait_its_to_host(const struct itimerspec *its, int64_t offset, struct itimerspec *ret);
+
+/* The clock of POSIX timer `id` in the text of /proc/PID/timers
+ * ("ID: 3\n...ClockID: 1\n" per timer): 0, -ENOENT, or -EBADMSG. */
+int tns_parse_proc_timers(const char *text, int id, clockid_t *ret);
+/* The clock of a timerfd from the text of its /proc/PID/fdinfo entry
+ * ("clockid: 1"): 0, -ENOENT if it is no timerfd. */
+int tns_parse_timerfd_fdinfo(const char *text, clockid_t *ret);

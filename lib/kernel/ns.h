@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A time namespace: the unit of state. Its clocks are the host's plus an
+ * offset per class; a child namespace (unshare(CLONE_NEWTIME) inside, RFC
+ * style) stores its offsets relative to its parent, so moving a parent's
+ * clock moves its children's too. The effective offsets live in the
+ * namespace's offsets page (a memfd), which is what every reader uses. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "offsets-page.h"
+
+/* The namespace's memfd, which every member maps at each exec:
+ *
+ *   0                  a template of the per-process parameter page
+ *                      (mapped privately, then filled per process)
+ *   TNS_PAGE_SIZE      the offsets page (mapped shared and read-only)
+ *   2 * TNS_PAGE_SIZE  our vDSO image, if the supervisor has one
+ *
+ * so that one fd and one shared mapping carry all three parts, in the
+ * layout the image expects (lib/core/offsets-page.h). */
+#define TNS_MEMFD_OFFSETS_PAGE TNS_PAGE_SIZE
+#define TNS_MEMFD_IMAGE (2 * TNS_PAGE_SIZE)
+
+/* Our vDSO image as the supervisor prepared it for this host. */
+struct tns_page_store;
+
+struct tns_image {
+        const void *data;
+        size_t size; /* a multiple of TNS_PAGE_SIZE */
+};
+
+struct tns_ns {
+        uint64_t id;
+        char *name;
+        struct tns_ns *parent;
+        struct tns_ns *first_child, *next_sibling;
+        unsigned n_refs;
+        int64_t delta[TNS_CLASS_MAX]; /* relative to the parent (the host for a root) */
+        bool tz_set;
+        struct timezone tz;
+        int page_fd; /* the memfd described above (a file of *store, if set) */
+        dev_t page_dev; /* its device and inode: how /proc/PID/maps names it */
+        uint64_t page_ino;
+        const struct tns_page_store *store; /* where the file is; NULL: a memfd */
+        /* Our copy of what we published on the page, and the page's
+         * sequence as we last wrote it: the page itself is mapped by
+         * members and never read back (but once, at adoption). */
+        int64_t offset[TNS_CLASS_MAX];
+        uint32_t seq;
+        int page_ro_fd; /* a read-only description of it, for members; lazily */
+        size_t memfd_size;
+        struct tns_offsets_page *page;
+        /* For the control API: calls served for this namespace's
+         * processes and those that failed (supervisor.c counts), and the
+         * registry's record of it (lib/registry/; NULL if none). */
+        uint64_t n_calls, n_failures;
+        struct tns_ns_record *record;
+        /* Adopted from a previous supervisor with an image other than
+         * ours (an upgrade): its members keep theirs, new programs get
+         * none (the syscall path) — the image's code is never rewritten
+         * under a running program. */
+        bool image_stale;
+        /* Called as it is freed (the supervisor's hook, supervisor.c). */
+        void (*on_free)(struct tns_ns *ns, void *userdata);
+        void *on_free_userdata;
+        /* Supervisor-owned list of all namespaces. */
+        struct tns_ns *next, **pprev;
+};
+
+/* A new namespace whose clocks read host + offsets (root) or parent +
+ * offsets (child). Takes a reference on the parent. image may be NULL (no
+ * vDSO for this namespace's members); store may be NULL (a memfd), else
+ * it must outlive the namespace. */
+int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64_t offsets[TNS_CLASS_MAX],
+               const struct tns_image *image, const struct tns_page_store *store, struct tns_ns **ret);
+/* The same from the memfd of a namespace an earlier supervisor made
+ * (taken, also on failure): the offsets come from its offsets page, which
+ * every member maps, and stay the same. -EBADMSG if fd is not such a
+ * memfd of namespace id. */
+int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, const struct tns_image *image,
+                 const struct tns_page_store *store, struct tns_ns **ret);
+/* Whether its members get our vDSO image at exec. */
+bool tns_ns_has_image(const struct tns_ns *ns);
+struct tns_ns *tns_ns_ref(struct tns_ns *ns);
+/* Drops a reference; returns true if that freed the namespace. */
+bool tns_ns_unref(struct tns_ns *ns);
+
+/* The effective offset of one class (host + offset = namespace clock). */
+int64_t tns_ns_offset(const struct tns_ns *ns, enum tns_clock_class c);
+
+/* Sets the effective offset of one class and republishes the pages of the
+ * namespace and of all its descendants. -ERANGE if an offset of a
+ * descendant would overflow; nothing changes then. */
+int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t effective);
+/* The same for the classes in mask (bit 1 << class), published at once;
+ * -ERANGE and nothing changed if any would not fit. */
+int tns_ns_set_offsets(struct tns_ns *ns, unsigned mask, const int64_t effective[TNS_CLASS_MAX]);
+
+/* A read-only fd of the namespace's memfd (members map it through that,
+ * so they can never write it), opened once. */
+int tns_ns_ro_fd(struct tns_ns *ns);
+
+/* The timezone settimeofday() gave this namespace or an ancestor. */
+bool tns_ns_tz(const struct tns_ns *ns, struct timezone *ret);
+
+/* Checks that a clock of class c, which reads host_now on the host, stays
+ * within what the kernel allows its own namespaces when shifted by
+ * `offset`: not negative, and below KTIME_SEC_MAX/2 for monotonic and
+ * boottime (kernel/time/namespace.c), below KTIME_SEC_MAX (year 2262) for
+ * realtime. Returns 0 or -ERANGE. */
+int tns_offset_check(enum tns_clock_class c, int64_t offset, const struct timespec *host_now);
+
+/* The host clock that stands for a class: CLOCK_MONOTONIC, CLOCK_BOOTTIME
+ * or CLOCK_REALTIME. */
+clockid_t tns_class_clock(enum tns_clock_class c);

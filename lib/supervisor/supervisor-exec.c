@@ -1,0 +1,763 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* vDSO injection at exec, the supervisor's side (lib/kernel/inject.h says how). */
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "inject.h"
+#include "proc-util.h"
+#include "supervisor-internal.h"
+#include "util.h"
+
+#define AUXV_MAX_WORDS (1U << 18) /* 2 MiB of pointers: beyond ARG_MAX */
+
+static void trace_free(struct exec_trace *t) {
+        struct tns_supervisor *s = t->s;
+
+        for (struct exec_trace **p = &s->execs; *p; p = &(*p)->next)
+                if (*p == t) {
+                        *p = t->next;
+                        break;
+                }
+        s->n_execs--;
+        tns_ns_unref(t->ns);
+        free(t);
+}
+
+static int read_sysinfo(pid_t pid, uint64_t sp, size_t *ret_off, uint64_t *ret_val) {
+        _cleanup_free_ uint64_t *buf = NULL;
+        size_t n = 512; /* argc, argv and envp pointers and auxv of most programs */
+        int r;
+
+        for (;;) {
+                struct iovec local, remote;
+                ssize_t got;
+                uint64_t *nb = realloc(buf, n * sizeof(uint64_t));
+
+                if (!nb)
+                        return -ENOMEM;
+                buf = nb;
+                local = (struct iovec){buf, n * sizeof(uint64_t)};
+                remote = (struct iovec){(void *) (uintptr_t) sp, n * sizeof(uint64_t)};
+                got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+                if (got <= 0)
+                        return got < 0 ? negative_errno() : -EFAULT;
+                r = tns_auxv_find_sysinfo(buf, (size_t) got / sizeof(uint64_t), ret_off, ret_val);
+                if (r != -EAGAIN || (size_t) got < n * sizeof(uint64_t) || n >= AUXV_MAX_WORDS)
+                        return r == -EAGAIN ? -EBADMSG : r;
+                n *= 2;
+        }
+}
+
+static int write_word(pid_t pid, uint64_t addr, uint64_t value) {
+        struct iovec local = {&value, sizeof(value)}, remote = {(void *) (uintptr_t) addr, sizeof(value)};
+
+        return process_vm_writev(pid, &local, 1, &remote, 1, 0) == sizeof(value) ? 0 : -EFAULT;
+}
+
+/* Writes through /proc/PID/mem: it reaches read-only private mappings
+ * (FOLL_FORCE makes a private copy-on-write page), process_vm_writev
+ * would not. */
+static int mem_write(int memfd, uint64_t addr, const void *p, size_t n) {
+        return pwrite(memfd, p, n, (off_t) addr) == (ssize_t) n ? 0 : -EIO;
+}
+
+static int mem_read(int memfd, uint64_t addr, void *p, size_t n) {
+        return pread(memfd, p, n, (off_t) addr) == (ssize_t) n ? 0 : -EIO;
+}
+
+static int open_mem(pid_t pid) {
+        char path[64];
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+/* Resumes the tracee until it reaches the blob's int3. The interrupt we
+ * asked for at the execve (and any group stop) is reported on the way:
+ * resume again; signals are held for later. */
+static int run_to_trap(struct exec_trace *t) {
+        for (unsigned i = 0; i < 16; i++) {
+                int sig, r;
+
+                if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+                        return negative_errno();
+                r = tns_ptrace_wait(t->tid, &sig);
+                if (r < 0)
+                        return r;
+                if (r == TNS_STOP_EXITED)
+                        return -ESRCH;
+                if (r == TNS_STOP_STEP)
+                        return 0;
+                if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
+        }
+        return -EBUSY;
+}
+
+/* Runs n bytes of code at `at` in the stopped tracee, from registers
+ * *regs, up to the int3 it ends with; puts the bytes back and returns the
+ * registers then in *regs. */
+static int run_code(struct exec_trace *t, int mem, uint64_t at, const void *code, size_t n,
+                    struct user_regs_struct *regs) {
+        unsigned char orig[128];
+        int r, r2;
+
+        if (n > sizeof(orig))
+                return -E2BIG;
+        r = mem_read(mem, at, orig, n);
+        if (r < 0)
+                return r;
+        r = mem_write(mem, at, code, n);
+        if (r < 0)
+                return r;
+        regs->rip = at;
+        r = ptrace(PTRACE_SETREGS, t->tid, 0, regs) < 0 ? negative_errno() : run_to_trap(t);
+        if (r >= 0 && ptrace(PTRACE_GETREGS, t->tid, 0, regs) < 0)
+                r = negative_errno();
+        r2 = mem_write(mem, at, orig, n);
+        return r < 0 ? r : r2;
+}
+
+/* Runs the blob over the kernel vDSO's first bytes and returns the base
+ * of the memfd's mapping. */
+static int run_blob(struct exec_trace *t, int mem, const struct user_regs_struct *saved, uint64_t at,
+                    uint64_t *ret_base) {
+        /* Two labels around one block of code (inject-blob.c). */
+        // cppcheck-suppress comparePointers
+        size_t n = (size_t) (tns_inject_blob_end - tns_inject_blob);
+        struct user_regs_struct regs = *saved;
+        int r;
+
+        regs.r12 = t->ns->memfd_size;
+        regs.r13 = (uint64_t) t->target_fd;
+        r = run_code(t, mem, at, tns_inject_blob, n, &regs);
+        if (r < 0)
+                return r;
+        if ((int64_t) regs.r14 < 0 && (int64_t) regs.r14 > -4096)
+                return (int) regs.r14;
+        if (regs.r15 != regs.r14)
+                return (int64_t) regs.r15 < 0 ? (int) regs.r15 : -EFAULT;
+        *ret_base = regs.r14;
+        return 0;
+}
+
+/* A 32-bit program gets no vDSO of ours (its clock calls are i386 calls,
+ * which the filter answers with ENOSYS): only close the fd it was given,
+ * with `mov $6, %eax; int $0x80; int3` (i386 close) at its entry point. */
+static int close_fd_32(struct exec_trace *t, const struct user_regs_struct *saved) {
+        static const unsigned char code[] = {0xb8, 0x06, 0x00, 0x00, 0x00, 0xcd, 0x80, 0xcc};
+        _cleanup_close_ int mem = -EBADF;
+        struct user_regs_struct regs = *saved;
+        int r;
+
+        mem = open_mem(t->tid);
+        if (mem < 0)
+                return mem;
+        regs.rbx = (uint64_t) t->target_fd;
+        r = run_code(t, mem, saved->rip, code, sizeof(code), &regs);
+        return r < 0 ? r : -EPROTOTYPE;
+}
+
+static int kernel_vdso_of(pid_t pid, uint64_t *ret);
+
+/* The tail's way (inject.h): the tail written into the padding of the
+ * kernel vDSO, the registers pointed at it, and the program let go at
+ * once; it maps the memfd itself and asks for the rest with its marker
+ * call (supervisor_exec_marker()). One ptrace stop, and nothing left for
+ * a supervisor that dies now to leave half done. */
+static int start_tail(struct exec_trace *t, int mem, const struct user_regs_struct *saved, uint64_t kernel_base,
+                      uint64_t auxv_slot) {
+        // cppcheck-suppress comparePointers
+        size_t n = (size_t) (tns_inject_tail_end - tns_inject_tail);
+        struct user_regs_struct regs = *saved;
+        int r;
+
+        r = mem_write(mem, kernel_base + t->s->vdso->tail, tns_inject_tail, n);
+        if (r < 0)
+                return r;
+        regs.rip = kernel_base + t->s->vdso->tail;
+        regs.r12 = t->ns->memfd_size;
+        regs.r13 = (uint64_t) t->target_fd;
+        regs.r14 = saved->rip;
+        regs.r15 = auxv_slot;
+        regs.rbx = kernel_base;
+        regs.rax = 0;
+        regs.orig_rax = (uint64_t) -1;
+        return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 ? negative_errno() : 0;
+}
+
+int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req) {
+        const struct tns_vdso_host *h = l->s->vdso;
+        const uint64_t base = req->data.args[2], second = req->data.args[3], slot = req->data.args[4],
+                       kernel_base = req->data.args[5];
+        _cleanup_close_ int mem = -EBADF;
+        struct tns_vdso_params params;
+        struct tns_offsets_page page;
+        uint64_t zero = 0, kernel = 0;
+        int r = 0;
+
+        if (!h)
+                return -EFAULT; /* as sysinfo(NULL) */
+        mem = open_mem(req->pid);
+        if (mem < 0)
+                return mem == -ENOENT ? -ESRCH : -EFAULT;
+        /* Only what the program's own kernel vDSO and our memfd are: a
+         * program can make this call itself, and then gets nothing it
+         * could not write into its own memory anyway. */
+        if (kernel_vdso_of(req->pid, &kernel) < 0 || kernel != kernel_base || base != second || (int64_t) base < 0 ||
+            mem_read(mem, base + TNS_MEMFD_OFFSETS_PAGE, &page, sizeof(page)) < 0 || page.magic != TNS_PAGE_MAGIC)
+                r = -EBADMSG;
+        /* A program killed during its marker call (its mm going) fails the
+         * reads above too: gone is no failure to report. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        if (r >= 0) {
+                tns_vdso_params_fill(h, kernel_base, &params);
+                r = mem_write(mem, base, &params, sizeof(params));
+        }
+        if (r >= 0) {
+                /* Through mem, opened before the validity check, never by
+                 * pid: mem is the caller's mm for good, while its pid may
+                 * by now be a new program that a sibling thread exec'd (a
+                 * setuid one: the write would land in it). */
+                const uint64_t image = base + TNS_MEMFD_IMAGE;
+
+                r = mem_write(mem, slot, &image, sizeof(image));
+        }
+        if (r < 0) {
+                /* No image: no vDSO at all, the syscall path. */
+                (void) mem_write(mem, slot, &zero, sizeof(zero));
+                l->s->stats.vdso_failed++;
+                /* -EBADMSG: arguments that are not our tail's, i.e. a
+                 * program making the call itself; at debug level, so that
+                 * it cannot flood the log. */
+                tns_log_full(&l->s->log, r == -EBADMSG ? LOG_DEBUG : LOG_WARNING, r,
+                             &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                             "Failed to finish the vDSO injection, the program uses the syscall path: %m");
+        } else
+                l->s->stats.vdso_injected++;
+        return 0;
+}
+
+/* At the exec stop: the new program has not run an instruction yet. */
+static int inject_vdso(struct exec_trace *t) {
+        const struct tns_vdso_host *h = t->s->vdso;
+        _cleanup_close_ int mem = -EBADF;
+        struct user_regs_struct saved;
+        struct tns_vdso_params params;
+        uint64_t kernel_base, base = 0, zero = 0;
+        size_t off;
+        int r;
+
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
+                return negative_errno();
+        if (saved.cs != 0x33) {
+                r = close_fd_32(t, &saved);
+                saved.rax = 0;
+                saved.orig_rax = (uint64_t) -1;
+                if (ptrace(PTRACE_SETREGS, t->tid, 0, &saved) < 0)
+                        return negative_errno();
+                return r;
+        }
+        r = read_sysinfo(t->tid, saved.rsp, &off, &kernel_base);
+        if (r < 0)
+                return r;
+        if (t->target_fd == INT_MAX)
+                /* No image for this namespace: no vDSO at all, every read a
+                 * syscall. */
+                return write_word(t->tid, saved.rsp + off, 0) < 0 ? -EFAULT : -ENOENT;
+        mem = open_mem(t->tid);
+        if (mem < 0)
+                return mem;
+        if (h->tail)
+                return start_tail(t, mem, &saved, kernel_base, saved.rsp + off);
+        r = run_blob(t, mem, &saved, kernel_base, &base);
+        if (r >= 0) {
+                tns_vdso_params_fill(h, kernel_base, &params);
+                r = mem_write(mem, base, &params, sizeof(params));
+        }
+        if (r >= 0)
+                r = write_word(t->tid, saved.rsp + off, base + TNS_MEMFD_IMAGE);
+        if (r < 0)
+                /* Without our image, no vDSO at all: libc and Go then use
+                 * the syscalls, which are emulated. Better slow than wrong. */
+                (void) mem_write(mem, saved.rsp + off, &zero, sizeof(zero));
+        /* As the exec left them: execve returned 0, and no syscall is in
+         * progress for the restart logic to look at. */
+        saved.rax = 0;
+        saved.orig_rax = (uint64_t) -1;
+        if (ptrace(PTRACE_SETREGS, t->tid, 0, &saved) < 0 && r >= 0)
+                r = negative_errno();
+        return r;
+}
+
+/* A running program's kernel vDSO, from the kernel's copy of its auxv
+ * (the copy on its stack points at our image). */
+static int kernel_vdso_of(pid_t pid, uint64_t *ret) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        for (uint64_t kv[2]; fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != AT_NULL;)
+                if (kv[0] == AT_SYSINFO_EHDR) {
+                        *ret = kv[1];
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+/* Readies a stopped 64-bit tracee to run syscalls by single step: its
+ * registers (to restore afterwards) and the `syscall` instruction to
+ * borrow in its kernel vDSO. */
+static int prepare_syscalls(struct exec_trace *t, struct user_regs_struct *ret_regs, uint64_t *ret_gadget) {
+        uint64_t kernel_base;
+        int r;
+
+        r = kernel_vdso_of(t->tid, &kernel_base);
+        if (r < 0)
+                return r;
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, ret_regs) < 0)
+                return negative_errno();
+        if (ret_regs->cs != 0x33)
+                return -EPROTOTYPE;
+        *ret_gadget = kernel_base + t->s->vdso->gadget;
+        return 0;
+}
+
+static int restore_regs(struct exec_trace *t, const struct user_regs_struct *regs, int r) {
+        if (ptrace(PTRACE_SETREGS, t->tid, 0, regs) < 0 && r >= 0)
+                return negative_errno();
+        return r;
+}
+
+/* The exec failed (no exec event): close the fd we gave it, with the one
+ * syscall run by single step (a rare path: no blob for it). The program
+ * is the one that called execve, its kernel vDSO where it was. */
+static int undo_addfd(struct exec_trace *t) {
+        const uint64_t args[6] = {(uint64_t) t->target_fd};
+        struct user_regs_struct regs;
+        uint64_t gadget;
+        int64_t x;
+        int r;
+
+        r = prepare_syscalls(t, &regs, &gadget);
+        if (r < 0)
+                return r;
+        r = tns_ptrace_syscall(t->tid, &regs, gadget, SYS_close, args, &t->held, &x);
+        return restore_regs(t, &regs, r);
+}
+
+static void log_trace(struct exec_trace *t, int level, int error, const char *what) {
+        tns_log_full(&t->s->log, level, error, &(struct tns_log_ctx){.pid = t->tid, .syscall = "execve"}, "%s: %m",
+                     what);
+}
+
+enum outcome { INJECTED, FAILED, NO_EXEC };
+
+static bool traced_by_us(pid_t tgid);
+
+/* Lets the tracee go. PTRACE_DETACH needs a ptrace stop: a tracee that is
+ * not in one was killed (SIGKILL wakes a traced task, ptrace(2)), and a
+ * traced process that dies stays a zombie its parent cannot reap until its
+ * tracer has (the kernel's wait_task_zombie()). So it stays on the list,
+ * released, until scan_execs() reaps its exit, or detaches it at the stop
+ * it reports instead: never a task left traced with nobody waiting. */
+static void release(struct exec_trace *t) {
+        int status, sig;
+        pid_t r;
+
+        if (tns_ptrace_detach(t->tid, t->tgid, &t->held) >= 0)
+                return trace_free(t);
+        t->released = true;
+        r = waitpid(t->tid, &status, __WALL | WNOHANG);
+        if (r > 0 && tns_stop_decode(status, &sig) != TNS_STOP_EXITED) {
+                if (sig && t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
+                if (tns_ptrace_detach(t->tid, t->tgid, &t->held) >= 0)
+                        return trace_free(t);
+        }
+        /* Reaped now, or not ours any more (a thread that exec'd took the
+         * leader's id: scan_execs() follows that while we trace it). */
+        if (r > 0 || (r < 0 && !traced_by_us(t->tgid)))
+                trace_free(t);
+}
+
+static void finish(struct exec_trace *t, enum outcome o) {
+        if (o == INJECTED)
+                t->s->stats.vdso_injected++;
+        else if (o == FAILED)
+                t->s->stats.vdso_failed++;
+        release(t);
+}
+
+/* Whether a failure was the tracee's death: a task killed in a ptrace stop
+ * leaves it at once, and every ptrace request then fails with ESRCH. */
+static bool tracee_gone(struct exec_trace *t, int r) {
+        struct user_regs_struct regs;
+
+        return r == -ESRCH || (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0 && errno == ESRCH);
+}
+
+static void on_exec_stop(struct exec_trace *t) {
+        int r = inject_vdso(t);
+        bool gone = r < 0 && tracee_gone(t, r);
+
+        /* A program killed right after its exec (a shell's Ctrl-C, a test
+         * harness's SIGKILL) is its own business: no warning on the user's
+         * terminal, which is where timensctl's embedded supervisor logs. */
+        if (gone)
+                log_trace(t, LOG_DEBUG, r, "The program died during the vDSO injection");
+        else if (r < 0 && r != -EPROTOTYPE && r != -ENOENT)
+                log_trace(t, LOG_WARNING, r, "Failed to inject the vDSO, the program uses the syscall path");
+        /* The tail is counted at its marker call. */
+        finish(t, gone ? NO_EXEC : r < 0 ? FAILED : t->s->vdso->tail ? NO_EXEC : INJECTED);
+}
+
+/* The caller is back from unshare, at its interrupt (or a signal) stop:
+ * map the new namespace's offsets page over the old one, close the fd. */
+static int remap(struct exec_trace *t) {
+        const uint64_t map[6] = {t->remap_addr,          TNS_PAGE_SIZE,           PROT_READ,
+                                 MAP_SHARED | MAP_FIXED, (uint64_t) t->target_fd, TNS_MEMFD_OFFSETS_PAGE};
+        const uint64_t cls[6] = {(uint64_t) t->target_fd};
+        struct user_regs_struct regs;
+        uint64_t gadget;
+        int64_t x;
+        int r;
+
+        r = prepare_syscalls(t, &regs, &gadget);
+        if (r < 0)
+                return r;
+        r = tns_ptrace_syscall(t->tid, &regs, gadget, SYS_mmap, map, &t->held, &x);
+        if (r >= 0 && (uint64_t) x != t->remap_addr)
+                r = x < 0 && x > -4096 ? (int) x : -EFAULT;
+        (void) tns_ptrace_syscall(t->tid, &regs, gadget, SYS_close, cls, &t->held, &x);
+        return restore_regs(t, &regs, r);
+}
+
+/* At a stop before the exec event: whether the execve is to be run again
+ * (interrupted by a signal with a restart code), not failed. */
+static bool exec_restarts(struct exec_trace *t) {
+        struct user_regs_struct regs;
+        int64_t rax;
+
+        if (ptrace(PTRACE_GETREGS, t->tid, 0, &regs) < 0)
+                return false;
+        rax = (int64_t) regs.rax;
+        return (regs.orig_rax == SYS_execve || regs.orig_rax == SYS_execveat) && rax <= -512 && rax >= -516;
+}
+
+static void on_stop(struct exec_trace *t, int status) {
+        enum tns_stop stop;
+        int sig, r;
+
+        stop = tns_stop_decode(status, &sig);
+        if (stop == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+                t->held.sig[t->held.n++] = sig;
+        if (t->released)
+                return stop == TNS_STOP_EXITED ? trace_free(t) : release(t);
+        if (stop != TNS_STOP_EXITED && t->kind == TRACE_REMAP) {
+                r = remap(t);
+                if (r < 0)
+                        log_trace(t, tracee_gone(t, r) ? LOG_DEBUG : LOG_WARNING, r,
+                                  "Failed to move the vDSO to the new namespace");
+                return finish(t, NO_EXEC);
+        }
+        switch (stop) {
+        case TNS_STOP_EXITED:
+                return trace_free(t);
+        case TNS_STOP_EXEC:
+                return on_exec_stop(t);
+        default:
+                if (exec_restarts(t)) {
+                        /* Not failed: not begun. A filter without
+                         * WAIT_KILLABLE_RECV (a runtime's, in agent mode)
+                         * lets a signal, or our own interrupt, break the
+                         * wait for the reply: the execve is restarted and
+                         * comes to us again (trace_begin() then keeps this
+                         * trace and the fd it has). The signal is
+                         * delivered now, as it would have been. */
+                        if (stop == TNS_STOP_SIGNAL)
+                                t->held.n--;
+                        if (ptrace(PTRACE_CONT, t->tid, 0, stop == TNS_STOP_SIGNAL ? sig : 0) < 0)
+                                return trace_free(t);
+                        return;
+                }
+                /* The exec failed: an interrupt (or signal) stop with no
+                 * exec event before it. */
+                (void) undo_addfd(t);
+                return finish(t, NO_EXEC);
+        }
+}
+
+/* Whether we still trace tgid: a trace is given up only when it is not. */
+static bool traced_by_us(pid_t tgid) {
+        char path[64], line[128];
+        _cleanup_(fclosep) FILE *f = NULL;
+        int tracer = -1;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", tgid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+                        break;
+        return tracer == getpid();
+}
+
+static void scan_execs(struct tns_supervisor *s);
+
+static int on_rescan(sd_event_source *src, uint64_t usec, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
+        scan_execs(s);
+        return 0;
+}
+
+/* Signals coalesce: look at every exec in flight. */
+static void scan_execs(struct tns_supervisor *s) {
+        bool unsure = false;
+
+        for (struct exec_trace *t = s->execs, *next; t; t = next) {
+                int status;
+                pid_t r;
+
+                next = t->next;
+                r = waitpid(t->tid, &status, __WALL | WNOHANG);
+                if (r < 0 && errno == ECHILD && t->tid != t->tgid) {
+                        /* A non-leader thread exec'd: it took the leader's id. */
+                        t->tid = t->tgid;
+                        r = waitpid(t->tid, &status, __WALL | WNOHANG);
+                }
+                if (r < 0 && errno == ECHILD && traced_by_us(t->tgid)) {
+                        /* Mid-exchange of ids (de_thread): neither answers
+                         * for a moment, and the stop's SIGCHLD may have come
+                         * already. Look again shortly rather than lose it:
+                         * a lost trace leaves the program stopped for good. */
+                        unsure = true;
+                        continue;
+                }
+                if (r < 0)
+                        trace_free(t);
+                else if (r > 0)
+                        on_stop(t, status);
+        }
+        if (unsure && !s->exec_rescan)
+                (void) sd_event_add_time_relative(s->event, &s->exec_rescan, CLOCK_MONOTONIC, 2000, 0, on_rescan, s);
+}
+
+static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        scan_execs(s);
+        supervisor_wait_on_sigchld(s);
+        return 0;
+}
+
+int supervisor_ensure_sigchld(struct tns_supervisor *s) {
+        int r;
+
+        if (s->sigchld)
+                return 0;
+        r = sd_event_add_signal(s->event, &s->sigchld, SIGCHLD, on_sigchld, s);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(s->sigchld, "timens-exec-sigchld");
+        return 0;
+}
+
+static int add_memfd(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        struct seccomp_notif_addfd addfd = {.id = req->id};
+        int r;
+
+        r = tns_ns_ro_fd(ns);
+        if (r < 0)
+                return r;
+        addfd.srcfd = (uint32_t) r;
+        /* No O_CLOEXEC for the target: it must survive the exec. */
+        r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
+        return r < 0 ? negative_errno() : r;
+}
+
+/* The caller's thread group. pidfd_open() accepts only a group leader: for
+ * the usual single-threaded caller that answers in a microsecond, where
+ * reading /proc/PID/status costs twenty. */
+static int thread_group_of(pid_t tid, pid_t *ret) {
+        struct tns_proc_status st;
+        int fd, r;
+
+        fd = (int) syscall(SYS_pidfd_open, tid, 0);
+        if (fd >= 0) {
+                close(fd);
+                *ret = tid;
+                return 0;
+        }
+        r = tns_proc_status(tid, &st);
+        if (r < 0)
+                return r;
+        *ret = st.tgid;
+        return 0;
+}
+
+/* What the seized caller of req is handed: ns's memfd (ADDFD), or nothing
+ * (INT_MAX: at its exec it gets no vDSO at all, and reads the emulated
+ * syscalls). Returns -ESRCH if the notification is gone (the caller was
+ * killed, or a signal broke a wait that was not WAIT_KILLABLE_RECV). */
+static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum trace_kind kind,
+                      int *ret_fd) {
+        int fd;
+
+        /* The pid is the caller's only while its notification is valid:
+         * checked after the seize, the task seized is known to be it. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        /* A namespace without our image (TNS_NS_NO_VDSO) hands no memfd. */
+        fd = tns_ns_has_image(ns) ? add_memfd(l, req, ns) : INT_MAX;
+        if (fd == -ENOENT)
+                return -ESRCH;
+        if (fd < 0 && kind == TRACE_REMAP)
+                return fd; /* do_unshare() logs it */
+        if (fd < 0) {
+                /* E.g. EMFILE: the program's fd table is full. Its exec
+                 * goes on without our image, never held up by us. */
+                tns_log_full(&l->s->log, LOG_ERR, fd, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                             "Failed to hand the program its vDSO, it uses the syscall path: %m");
+                fd = INT_MAX; /* counted as failed at its exec stop */
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
+/* Seizes the caller of req, gives it a read-only fd of ns's memfd and
+ * asks for a stop at its return from the syscall; the trace then waits.
+ *
+ * Until we reply, the caller sleeps in the seccomp wait, not in a ptrace
+ * stop: it cannot be detached (PTRACE_DETACH needs a stop, and with
+ * WAIT_KILLABLE_RECV our interrupt is serviced only after the reply). So
+ * once it is seized, every path puts a trace on the list: one that
+ * injects, or one released (nothing handed, or nothing to do), which is
+ * detached at its next stop (the interrupt, or its exec event) or reaped
+ * if it died. A seized task nobody waits for would stop at its exec event
+ * for good, in state t. */
+static int trace_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum trace_kind kind,
+                       uint64_t remap_addr) {
+        struct tns_supervisor *s = l->s;
+        _cleanup_free_ struct exec_trace *t = NULL;
+        struct tns_proc_status st;
+        int r;
+
+        if (kind == TRACE_EXEC)
+                for (struct exec_trace *old = s->execs; old; old = old->next)
+                        if (old->tid == (pid_t) req->pid && old->kind == TRACE_EXEC && !old->released) {
+                                /* Its execve again, after a restart: the
+                                 * trace and the fd it was given stand. */
+                                return ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0 ? negative_errno() : 0;
+                        }
+        if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
+                return -EBUSY;
+        r = thread_group_of(req->pid, &st.tgid);
+        if (r < 0)
+                return r;
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        /* Not to seize a stranger that got the pid of a caller gone. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
+                return negative_errno(); /* e.g. a debugger holds it */
+        *t = (struct exec_trace){.s = s, .kind = kind, .remap_addr = remap_addr, .tid = req->pid, .tgid = st.tgid};
+        r = hand_memfd(l, req, ns, kind, &t->target_fd);
+        if (r < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
+                r = r < 0 ? r : negative_errno();
+                t->released = true;
+                t->target_fd = INT_MAX;
+        }
+        t->ns = tns_ns_ref(ns);
+        t->next = s->execs;
+        s->execs = TAKE_PTR(t);
+        s->n_execs++;
+        return r;
+}
+
+int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        if (!l->s->vdso)
+                return -EOPNOTSUPP; /* no vDSO on this host: nothing to replace or remove */
+        return trace_begin(l, req, ns, TRACE_EXEC, 0);
+}
+
+int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        uint64_t addr;
+        int r;
+
+        if (!l->s->vdso)
+                return -ENOENT;
+        /* The offsets page is the memfd's second page wherever it is mapped;
+         * a program without our vDSO has nothing to move. */
+        if (!supervisor_ns_by_mapping(l->s, req->pid, &addr))
+                return -ENOENT;
+        r = trace_begin(l, req, ns, TRACE_REMAP, addr);
+        /* A caller killed meanwhile has nothing left to move. */
+        return r == -ESRCH ? -ENOENT : r;
+}
+
+void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
+        struct exec_trace *t;
+
+        /* Past the cap of traces in flight: it is one already made, and
+         * must not be lost. Without memory or SIGCHLD, nothing can be
+         * done for it. */
+        if (supervisor_ensure_sigchld(s) < 0)
+                return;
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return;
+        *t = (struct exec_trace){.s = s, .tid = tid, .tgid = tgid, .target_fd = INT_MAX, .released = true};
+        t->next = s->execs;
+        s->execs = t;
+        s->n_execs++;
+}
+
+void supervisor_exec_done(struct tns_supervisor *s) {
+        while (s->execs) {
+                (void) ptrace(PTRACE_DETACH, s->execs->tid, 0, 0);
+                trace_free(s->execs);
+        }
+        s->sigchld = sd_event_source_disable_unref(s->sigchld);
+        s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
+}
+
+bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req) {
+        const struct tns_vdso_host *h = l->s->vdso;
+        unsigned char ehdr[sizeof(h->ehdr)];
+        struct iovec local = {ehdr, sizeof(ehdr)}, remote;
+        uint64_t base;
+
+        if (!h || !tns_vdso_host_site(h, req->data.instruction_pointer, &base))
+                return false;
+        /* It is the kernel's vDSO there (not a program's own syscall that
+         * happens to sit at the same page offset)... */
+        remote = (struct iovec){(void *) (uintptr_t) base, sizeof(ehdr)};
+        if (process_vm_readv(req->pid, &local, 1, &remote, 1, 0) != sizeof(ehdr) ||
+            memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0 || seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return false;
+        /* ...and the program reads clocks through our image, which called
+         * it: a program without it gets the emulated answer. */
+        return tns_supervisor_maps_image(l->s, req->pid);
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The supervisor's state, shared by the files of the engine
+ * (supervisor*.c) and by nothing else: programs use supervisor.h. */
+#pragma once
+
+#include <seccomp.h>
+
+#include "filter.h"
+#include "page-store.h"
+#include "ptrace-util.h"
+#include "supervisor.h"
+#include "vdso-host.h"
+#include "wait-convert.h"
+
+/* A process whose namespace differs from its listener's: one that called
+ * unshare(CLONE_NEWTIME), a child it had before (pinned to the old one), or
+ * a descendant resolved once. The pidfd tells us when it exits. */
+struct member {
+        struct listener *l;
+        pid_t tgid;
+        int pidfd;
+        sd_event_source *src;
+        struct tns_ns *ns;
+        struct member *next;
+};
+
+struct listener {
+        struct tns_supervisor *s;
+        uint64_t serial; /* names its fd ("l.SERIAL", lib/core/state.h) */
+        int id_slot; /* its entry in the in-flight page's ids, -1 if none */
+        int fd;
+        pid_t root_pid;
+        sd_event_source *src;
+        struct tns_ns *ns;
+        struct member *members;
+        unsigned n_members;
+        struct procfs_conn *procfs; /* supervisor-procfs.c: its FUSE mounts */
+        struct listener *next;
+};
+
+/* A traced caller: the namespace's memfd is in its fd table as target_fd,
+ * and we wait for its next stop. For an exec, the exec stop (or the
+ * interrupt stop of a failed exec); for a remap (the caller moved to a new
+ * namespace with unshare), the interrupt stop at its return from the
+ * syscall, where its offsets page at remap_addr is replaced by the new
+ * namespace's. */
+enum trace_kind { TRACE_EXEC, TRACE_REMAP };
+
+struct exec_trace {
+        struct tns_supervisor *s;
+        enum trace_kind kind;
+        uint64_t remap_addr;
+        pid_t tid, tgid;
+        int target_fd;
+        struct tns_ns *ns;
+        struct tns_held_signals held;
+        bool released; /* nothing more to do: detach at its next stop, or reap its exit */
+        struct exec_trace *next;
+};
+
+/* A converted absolute wait (lib/supervisor/supervisor-wait.c): the calling thread,
+ * held under ptrace from the notification to the end of its syscall, with
+ * its deadline converted into a slot of its wait page. This list is the
+ * whole of the engine's in-flight state for waits. */
+enum wait_phase {
+        WAIT_INTERRUPT, /* replied -ERESTARTNOINTR; waiting for its interrupt stop */
+        WAIT_ENTRY, /* resumed; waiting for the entry stop of the restarted call */
+        WAIT_RUNNING, /* its argument points at our slot; waiting for its exit stop */
+};
+
+struct wait_trace {
+        struct tns_supervisor *s;
+        enum wait_phase phase;
+        pid_t tid, tgid;
+        int nr; /* the syscall */
+        uint64_t args[6]; /* as the program passed them */
+        unsigned arg; /* the argument we point at the slot */
+        int target_fd; /* our wait memfd in the target, to map; -EBADF: none */
+        uint64_t page; /* its wait page, 0 until known */
+        unsigned slot; /* index in the page */
+        struct tns_ns *ns; /* its namespace: the offset is read at the entry stop */
+        int clock_class;
+        enum tns_wait_kind kind;
+        unsigned char data[32]; /* the deadline as the program passed it (namespace time) */
+        size_t len;
+        bool reconvert; /* interrupted by us: the offset changed during the wait */
+        struct wait_trace *next;
+};
+
+/* A hard cap on waits held at once, and the slots of one process's page. */
+#define TNS_MAX_WAITS_IN_FLIGHT 16384
+/* ...and of one namespace tree (a root and what unshare made under it):
+ * one container's members cannot take every slot, after which the waits
+ * of every other namespace would run unconverted. */
+#define TNS_MAX_WAITS_PER_TREE 1024
+#define TNS_WAIT_PAGE_SIZE (16 * 4096)
+#define TNS_WAIT_SLOT_SIZE 32
+#define TNS_WAIT_SLOTS (TNS_WAIT_PAGE_SIZE / TNS_WAIT_SLOT_SIZE)
+
+/* Where a process's wait page was last seen (validated by its magic
+ * before use): direct-mapped by tgid, no allocation. */
+#define TNS_WAIT_PAGE_CACHE 256
+struct tns_wait_page_cache {
+        pid_t tgid;
+        uint64_t addr;
+};
+
+/* The kernel's "run the syscall again" (include/linux/errno.h): as the
+ * reply to a notification, the caller makes the call anew, through the
+ * filter (no signal needed: x86's exit path restarts it). */
+#define ERESTARTNOINTR 513
+
+/* Returns the syscall's result (value or -errno) for the reply, or
+ * TNS_REPLY_CONTINUE to let the kernel run the call as it is. */
+#define TNS_REPLY_CONTINUE INT64_MIN
+
+/* A hard cap on execs held at once (each holds a traced thread). */
+#define TNS_MAX_EXECS_IN_FLIGHT 1024
+
+struct tns_supervisor {
+        sd_event *event;
+        struct tns_logger log;
+        struct tns_ns *namespaces;
+        uint64_t next_ns_id;
+        struct listener *listeners;
+        struct seccomp_notif *req;
+        struct seccomp_notif_resp *resp;
+        struct tns_supervisor_stats stats;
+        const struct tns_image *image; /* our vDSO image, or NULL: syscall path only */
+        /* Where namespaces' files go (lib/kernel/page-store.h), made at the first
+         * namespace; pages_failed: could not be made, memfds instead. */
+        struct tns_page_store pages;
+        bool pages_failed;
+        bool exiting; /* in tns_supervisor_free(): nothing is gone for good */
+        struct tns_vdso_host *vdso; /* NULL: no vDSO injection */
+        struct exec_trace *execs;
+        unsigned n_execs;
+        struct wait_trace *waits;
+        unsigned n_waits;
+        int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
+        struct tns_wait_page_cache wait_pages[TNS_WAIT_PAGE_CACHE];
+        sd_event_source *sigchld;
+        sd_event_source *exec_rescan; /* supervisor-exec.c: a trace to look at again */
+        tns_supervisor_listener_gone_fn listener_gone_fn;
+        void *listener_gone_userdata;
+        tns_supervisor_idle_fn idle_fn;
+        void *idle_userdata;
+        struct tns_filter *attach_filter; /* supervisor-attach.c, built at the first attach */
+        uint64_t next_serial; /* of listeners and /proc connections */
+        tns_supervisor_change_fn change_fn;
+        void *change_userdata;
+        bool restoring; /* supervisor-state.c: changes are not reported */
+        struct tns_inflight *inflight; /* NULL: none */
+};
+
+/* supervisor-state.c: reports a change to the daemon (the change
+ * callback): an fd to keep (fd >= 0) or one gone (fd < 0), or with name
+ * NULL a change of the state record only. */
+void tns_supervisor_changed(struct tns_supervisor *s, const char *fd_name, int fd);
+/* A listener as add_listener makes it, with no /proc cover mounted and
+ * no serial reported (restore). */
+int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid, uint64_t serial,
+                            struct listener **ret);
+int supervisor_member_restore(struct listener *l, pid_t tgid, struct tns_ns *ns);
+/* supervisor-procfs.c: serves an adopted FUSE fd (taken) of file index
+ * `file` for l; visits l's connections (their names' parts and fds). */
+int supervisor_procfs_adopt(struct listener *l, unsigned file, uint64_t serial, int fd);
+void supervisor_procfs_foreach(struct listener *l, void (*fn)(unsigned file, uint64_t serial, int fd, void *userdata),
+                               void *userdata);
+
+/* Adds a namespace to the supervisor's list (which holds no reference: a
+ * namespace unlinks itself when its last reference goes). */
+void supervisor_link_ns(struct tns_supervisor *s, struct tns_ns *ns);
+
+/* supervisor-exec.c: vDSO injection at exec (see inject.h). */
+/* Prepares the exec of req's caller for injection; the caller of this
+ * function then lets the syscall continue. <0: no injection this time. */
+int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
+void supervisor_exec_done(struct tns_supervisor *s);
+/* The exec tail's marker call (inject.h): the reply. */
+int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req);
+/* The caller of req, which moved to ns, maps ns's offsets page where it
+ * mapped its old one, before it returns to its own code. */
+/* A thread attach.c could not detach (lib/kernel/attach.h, tns_attach_orphan_fn):
+ * waited for as a released exec trace, detached at its stop or reaped. */
+void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid);
+int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
+/* Whether a clock call at ip is our image calling through to the kernel's
+ * vDSO, whose fallback syscall must then run unchanged (the image adds the
+ * offset itself). */
+bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req);
+
+/* The one SIGCHLD source of the engine (ptrace stops of exec and wait
+ * traces): supervisor-exec.c owns it and calls supervisor_wait_on_sigchld. */
+int supervisor_ensure_sigchld(struct tns_supervisor *s);
+
+/* supervisor-wait.c: absolute waits. The reply for a call of a wait
+ * syscall (TNS_REPLY_CONTINUE, -ERESTARTNOINTR with the caller held, or
+ * the result of a call run on its behalf). */
+int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+                        const struct tns_syscall_desc *d);
+void supervisor_wait_on_sigchld(struct tns_supervisor *s);
+/* Offsets changed: every held wait is interrupted and converted again
+ * (a sleep or futex wait restarts through the filter). */
+void supervisor_wait_offsets_changed(struct tns_supervisor *s);
+void supervisor_wait_done(struct tns_supervisor *s);
+
+/* supervisor-attach.c: frees the filter. */
+void supervisor_attach_done(struct tns_supervisor *s);
+/* The namespace of the caller tid of listener l (supervisor.c). */
+struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid);
+/* The namespace whose offsets page tid maps (and where), or NULL. */
+struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr);
+/* The store for a new namespace's file, or NULL (memfds). */
+const struct tns_page_store *supervisor_pages(struct tns_supervisor *s);
+
+/* supervisor-procfs.c: sysinfo() for req's caller in ns (the reply's
+ * value or -errno); /proc/uptime and /proc/stat covered in the mount
+ * namespace of pid (at proc_dir there) and served for l's callers. */
+int64_t supervisor_sysinfo(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
+int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir);
+/* Hooks of add_listener and listener_free. */
+void supervisor_procfs_listener_added(struct listener *l);
+void supervisor_procfs_free(struct listener *l);

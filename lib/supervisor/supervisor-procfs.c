@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* /proc/uptime and /proc/stat as a namespace sees them, and sysinfo().
+ *
+ * The files: in the mount namespace of a listener's root process (a
+ * private one: `timensctl run` makes it, a container has its own), each
+ * file is covered by a FUSE mount whose root *is* the file (rootmode
+ * S_IFREG), served here from the /dev/fuse fd without libfuse. Only opens
+ * and reads of these two paths reach us; every other path, and every
+ * other syscall, costs what it costs on the host. A reader's namespace is
+ * found from the pid FUSE gives (resolve_ns, as for a syscall), so nested
+ * namespaces read their own values in one mount namespace.
+ *
+ * Why FUSE and not openat interception (every open of every file would go
+ * through the supervisor) or fanotify FAN_OPEN_PERM over a bind-mounted
+ * file (one content per mount namespace, so nested namespaces could not
+ * differ, and a reader that keeps the fd and lseeks back, as procps does,
+ * would see the value of its open forever): see docs/ARCHITECTURE.md and
+ * tests/bench/bench-procfs.c for the figures.
+ *
+ * The LXCFS trap (a dead server gives ENOTCONN to every reader) is avoided
+ * by the fds' lifetime, not by luck: the FUSE connection lives as long as
+ * any fd of it is open, so a daemon that keeps the fds across a restart
+ * (tns_supervisor_procfs_fds(), for systemd's fd store) leaves readers
+ * waiting, not failing, and the new daemon answers them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/fuse.h>
+#include <linux/mount.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "fd-pass.h"
+#include "procfs-text.h"
+#include "supervisor-internal.h"
+#include "time-util.h"
+#include "util.h"
+
+enum procfs_file { PROCFS_UPTIME, PROCFS_STAT, _PROCFS_MAX };
+
+static const char *const procfs_names[_PROCFS_MAX] = {
+        [PROCFS_UPTIME] = "uptime",
+        [PROCFS_STAT] = "stat",
+};
+
+/* The text a reader was given, kept for a moment (PROCFS_SNAPSHOT_USEC):
+ * the size of a GETATTR and the READs that follow it must agree, or the
+ * page-cache path (splice, sendfile: busybox cat) would be cut short at a
+ * stale i_size or pad the text. */
+struct procfs_snapshot {
+        pid_t pid;
+        uint64_t taken; /* CLOCK_MONOTONIC, us */
+        char *text;
+        size_t len;
+};
+
+#define PROCFS_SNAPSHOTS 8
+#define PROCFS_SNAPSHOT_USEC 50000
+
+/* One FUSE connection: one file in one mount namespace. */
+struct procfs_conn {
+        struct listener *l;
+        enum procfs_file file;
+        uint64_t serial; /* names its fd, with l's ("p.L.FILE.N", lib/core/state.h) */
+        int fd;
+        sd_event_source *src;
+        struct procfs_snapshot snap[PROCFS_SNAPSHOTS];
+        unsigned next_snap;
+        struct procfs_conn *next;
+};
+
+/* The host's /proc/stat is a few KiB (one line per CPU, one of IRQ
+ * counts): a cap far above it, so that a strange host cannot make us
+ * allocate without bound. */
+#define PROCFS_STAT_MAX (1024 * 1024)
+/* What the kernel needs of a FUSE server's read buffer with our max_write
+ * (FUSE_MIN_READ_BUFFER; fs/fuse/dev.c). */
+#define PROCFS_REQ_MAX 8192
+#define PROCFS_MAX_WRITE 4096
+
+/* The namespace's clocks now: host + effective offsets. */
+static int ns_clock(struct tns_ns *ns, enum tns_clock_class c, struct timespec *ret) {
+        struct timespec host;
+
+        if (clock_gettime(tns_class_clock(c), &host) < 0)
+                return negative_errno();
+        return tns_ts_add_ns(&host, tns_ns_offset(ns, c), ret);
+}
+
+/* ---------------------------------------------------------------- sysinfo */
+
+int64_t supervisor_sysinfo(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        struct timespec bt;
+        struct sysinfo si;
+        struct iovec local = {&si, sizeof(si)}, remote = {(void *) (uintptr_t) req->data.args[0], sizeof(si)};
+        int r;
+
+        /* The kernel fills it and then copies it out: -EFAULT only then. */
+        if (sysinfo(&si) < 0)
+                return negative_errno();
+        r = ns_clock(ns, TNS_CLASS_BOOTTIME, &bt);
+        if (r < 0)
+                return -EINVAL;
+        si.uptime = tns_sysinfo_uptime(&bt);
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        if (process_vm_writev(req->pid, &local, 1, &remote, 1, 0) != (ssize_t) sizeof(si))
+                return -EFAULT;
+        return 0;
+}
+
+/* ---------------------------------------------------------------- contents */
+
+static ssize_t read_host(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        size_t n = 0;
+
+        if (fd < 0)
+                return negative_errno();
+        while (n < size - 1) {
+                ssize_t k = read(fd, buf + n, size - 1 - n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        if (n == size - 1)
+                return -EFBIG;
+        buf[n] = '\0';
+        return (ssize_t) n;
+}
+
+static ssize_t make_uptime(struct tns_ns *ns, char **ret) {
+        _cleanup_free_ char *out = malloc(TNS_UPTIME_MAX);
+        char host[TNS_UPTIME_MAX];
+        struct timespec bt;
+        ssize_t n;
+        int r;
+
+        if (!out)
+                return -ENOMEM;
+        n = read_host("/proc/uptime", host, sizeof(host));
+        if (n < 0)
+                return n;
+        r = ns_clock(ns, TNS_CLASS_BOOTTIME, &bt);
+        if (r < 0)
+                return r;
+        n = tns_procfs_uptime(&bt, host, out, TNS_UPTIME_MAX);
+        if (n >= 0)
+                *ret = TAKE_PTR(out);
+        return n;
+}
+
+static ssize_t make_stat(struct tns_ns *ns, char **ret) {
+        _cleanup_free_ char *host = NULL, *out = NULL;
+        struct timespec rt, bt;
+        size_t size = 16384;
+        int64_t btime;
+        ssize_t n;
+        int r;
+
+        for (;;) {
+                free(host);
+                host = malloc(size);
+                if (!host)
+                        return -ENOMEM;
+                n = read_host("/proc/stat", host, size);
+                if (n != -EFBIG)
+                        break;
+                if (size >= PROCFS_STAT_MAX)
+                        return -EFBIG;
+                size *= 4;
+        }
+        if (n < 0)
+                return n;
+        r = ns_clock(ns, TNS_CLASS_REALTIME, &rt);
+        if (r >= 0)
+                r = ns_clock(ns, TNS_CLASS_BOOTTIME, &bt);
+        if (r >= 0)
+                r = tns_procfs_btime(&rt, &bt, &btime);
+        if (r < 0)
+                return r;
+        out = malloc((size_t) n + 32);
+        if (!out)
+                return -ENOMEM;
+        n = tns_procfs_stat(host, (size_t) n, btime, out, (size_t) n + 32);
+        if (n >= 0)
+                *ret = TAKE_PTR(out);
+        return n;
+}
+
+/* ---------------------------------------------------------------- FUSE */
+
+static int fuse_reply(struct procfs_conn *c, uint64_t unique, int error, const void *data, size_t len) {
+        struct fuse_out_header h = {.len = (uint32_t) (sizeof(h) + len), .error = error, .unique = unique};
+        struct iovec iov[2] = {{&h, sizeof(h)}, {(void *) data, len}};
+
+        /* ENOENT: the request was interrupted meanwhile; normal. */
+        if (writev(c->fd, iov, len ? 2 : 1) < 0 && errno != ENOENT)
+                return negative_errno();
+        return 0;
+}
+
+static void fill_attr(struct fuse_attr *a, size_t size) {
+        struct timespec now;
+
+        /* procfs gives its files the current time. */
+        clock_gettime(CLOCK_REALTIME, &now);
+        *a = (struct fuse_attr){
+                .ino = FUSE_ROOT_ID,
+                .mode = S_IFREG | 0444,
+                .nlink = 1,
+                .size = size,
+                .blksize = 1024,
+                .atime = (uint64_t) now.tv_sec,
+                .mtime = (uint64_t) now.tv_sec,
+                .ctime = (uint64_t) now.tv_sec,
+                .atimensec = (uint32_t) now.tv_nsec,
+                .mtimensec = (uint32_t) now.tv_nsec,
+                .ctimensec = (uint32_t) now.tv_nsec,
+        };
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* The text for the reader pid: its snapshot if it took one a moment ago,
+ * else made anew (as procfs does at every read from 0, so that a reader
+ * that keeps the fd sees the time move) and kept as its snapshot. */
+static int text_for(struct procfs_conn *c, pid_t pid, const struct procfs_snapshot **ret) {
+        struct tns_ns *ns = pid > 0 ? supervisor_resolve_ns(c->l, pid) : c->l->ns;
+        uint64_t now = now_usec();
+        struct procfs_snapshot *slot;
+        char *text = NULL;
+        ssize_t n;
+
+        for (unsigned i = 0; i < PROCFS_SNAPSHOTS; i++)
+                if (c->snap[i].text && c->snap[i].pid == pid && now - c->snap[i].taken < PROCFS_SNAPSHOT_USEC) {
+                        *ret = &c->snap[i];
+                        return 0;
+                }
+        n = c->file == PROCFS_UPTIME ? make_uptime(ns, &text) : make_stat(ns, &text);
+        if (n < 0)
+                return (int) n;
+        slot = &c->snap[c->next_snap++ % PROCFS_SNAPSHOTS];
+        free(slot->text);
+        *slot = (struct procfs_snapshot){.pid = pid, .taken = now, .text = text, .len = (size_t) n};
+        *ret = slot;
+        return 0;
+}
+
+static int fuse_getattr(struct procfs_conn *c, const struct fuse_in_header *h) {
+        struct fuse_attr_out out = {};
+        const struct procfs_snapshot *t;
+        int r;
+
+        /* The size of the text this reader is about to read: the mount
+         * has default_permissions and attr_valid is 0, so every open asks
+         * (fuse_permission), and splice reads the page cache up to it. */
+        r = text_for(c, (pid_t) h->pid, &t);
+        if (r < 0)
+                return fuse_reply(c, h->unique, r == -ENOMEM ? -ENOMEM : -EIO, NULL, 0);
+        fill_attr(&out.attr, t->len);
+        return fuse_reply(c, h->unique, 0, &out, sizeof(out));
+}
+
+static int fuse_read(struct procfs_conn *c, const struct fuse_in_header *h, const struct fuse_read_in *in) {
+        const struct procfs_snapshot *t;
+        size_t n;
+        int r;
+
+        r = text_for(c, (pid_t) h->pid, &t);
+        if (r < 0)
+                return fuse_reply(c, h->unique, r == -ENOMEM ? -ENOMEM : -EIO, NULL, 0);
+        if (in->offset >= t->len)
+                return fuse_reply(c, h->unique, 0, NULL, 0);
+        n = t->len - (size_t) in->offset;
+        return fuse_reply(c, h->unique, 0, t->text + in->offset, n < in->size ? n : in->size);
+}
+
+static int fuse_dispatch(struct procfs_conn *c, const struct fuse_in_header *h, const void *arg, size_t len) {
+        switch (h->opcode) {
+        case FUSE_INIT: {
+                const struct fuse_init_in *in = arg;
+                struct fuse_init_out out = {
+                        .major = FUSE_KERNEL_VERSION,
+                        .minor = FUSE_KERNEL_MINOR_VERSION,
+                        .max_write = PROCFS_MAX_WRITE,
+                };
+
+                if (len < sizeof(*in) || in->major != FUSE_KERNEL_VERSION)
+                        return fuse_reply(c, h->unique, -EPROTO, NULL, 0);
+                out.max_readahead = in->max_readahead;
+                return fuse_reply(c, h->unique, 0, &out, sizeof(out));
+        }
+        case FUSE_GETATTR:
+                return fuse_getattr(c, h);
+        case FUSE_OPEN: {
+                /* DIRECT_IO: read() bypasses the page cache, every read
+                 * comes here. splice and sendfile do not (this kernel's
+                 * fuse_splice_read uses filemap_splice_read for it): they
+                 * read the page cache, which the open emptied (no
+                 * KEEP_CACHE), up to the size the open's GETATTR gave. */
+                struct fuse_open_out out = {.open_flags = FOPEN_DIRECT_IO};
+
+                return fuse_reply(c, h->unique, 0, &out, sizeof(out));
+        }
+        case FUSE_READ:
+                if (len < sizeof(struct fuse_read_in))
+                        return fuse_reply(c, h->unique, -EINVAL, NULL, 0);
+                return fuse_read(c, h, arg);
+        case FUSE_RELEASE:
+        case FUSE_DESTROY:
+                return fuse_reply(c, h->unique, 0, NULL, 0);
+        case FUSE_FORGET:
+        case FUSE_BATCH_FORGET:
+        case FUSE_INTERRUPT:
+                return 0; /* no reply expected */
+        default:
+                /* FLUSH, GETXATTR, ACCESS...: the kernel remembers ENOSYS
+                 * and stops asking. */
+                return fuse_reply(c, h->unique, -ENOSYS, NULL, 0);
+        }
+}
+
+static void conn_name(const struct procfs_conn *c, char *buf, size_t size) {
+        snprintf(buf, size, "p.%" PRIu64 ".%u.%" PRIu64, c->l->serial, (unsigned) c->file, c->serial);
+}
+
+static void conn_free(struct procfs_conn *c) {
+        char name[80];
+
+        conn_name(c, name, sizeof(name));
+        tns_supervisor_changed(c->l->s, name, -EBADF);
+        for (unsigned i = 0; i < PROCFS_SNAPSHOTS; i++)
+                free(c->snap[i].text);
+        sd_event_source_disable_unref(c->src);
+        safe_close(c->fd);
+        free(c);
+}
+
+static int on_fuse(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        struct procfs_conn *c = userdata;
+        union {
+                struct fuse_in_header h;
+                char buf[PROCFS_REQ_MAX + PROCFS_MAX_WRITE];
+        } req;
+        ssize_t n;
+        int r;
+
+        n = read(fd, &req, sizeof(req));
+        if (n < 0) {
+                /* ENOENT: interrupted before we read it; ENODEV: unmounted
+                 * (the mount namespace is gone). */
+                if (errno == ENODEV)
+                        return sd_event_source_set_enabled(src, SD_EVENT_OFF);
+                return 0;
+        }
+        if ((size_t) n < sizeof(req.h) || req.h.len != (uint32_t) n)
+                return 0;
+        r = fuse_dispatch(c, &req.h, req.buf + sizeof(req.h), (size_t) n - sizeof(req.h));
+        if (r < 0)
+                tns_log_full(&c->l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = (pid_t) req.h.pid},
+                             "Failed to answer a read of /proc/%s, ignoring: %m", procfs_names[c->file]);
+        return 0;
+}
+
+/* ---------------------------------------------------------------- mounts */
+
+static int fsconfig_str(int fs, const char *key, const char *value) {
+        return RET_NERRNO(syscall(SYS_fsconfig, fs, value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key, value, 0));
+}
+
+/* In the helper: a FUSE mount whose root is a regular file, over path. */
+static int mount_one(int fuse, const char *path) {
+        _cleanup_close_ int fs = -EBADF, mnt = -EBADF;
+        char num[16];
+        int r;
+
+        fs = (int) syscall(SYS_fsopen, "fuse", FSOPEN_CLOEXEC);
+        if (fs < 0)
+                return negative_errno();
+        snprintf(num, sizeof(num), "%d", fuse);
+        /* allow_other: every uid reads it, as procfs's; user_id 0 is the
+         * namespace's root. */
+        if ((r = fsconfig_str(fs, "fd", num)) < 0 || (r = fsconfig_str(fs, "rootmode", "100444")) < 0 ||
+            (r = fsconfig_str(fs, "user_id", "0")) < 0 || (r = fsconfig_str(fs, "group_id", "0")) < 0 ||
+            (r = fsconfig_str(fs, "allow_other", NULL)) < 0 ||
+            /* The kernel checks the mode itself, and asks for the
+             * attributes at every open: the size is the text's. */
+            (r = fsconfig_str(fs, "default_permissions", NULL)) < 0)
+                return r;
+        if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                return negative_errno();
+        mnt = (int) syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+                            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        if (mnt < 0)
+                return negative_errno();
+        if (syscall(SYS_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                return negative_errno();
+        return 0;
+}
+
+static bool same_ns(pid_t pid, const char *type) {
+        char path[64];
+        struct stat a, b;
+
+        snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, type);
+        if (stat(path, &a) < 0)
+                return false;
+        snprintf(path, sizeof(path), "/proc/self/ns/%s", type);
+        return stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/* The forked helper: enters pid's user namespace (to own the mounts
+ * there) and its mount namespace, mounts, sends the fds back, exits.
+ * /dev/fuse is opened between the two: fs/fuse/inode.c wants it opened
+ * in the mount's user namespace, and a container's /dev may not have it. */
+static _Noreturn void helper(pid_t pid, int pidfd, const char *proc_dir, int sock) {
+        int fuse[_PROCFS_MAX];
+
+        if (!same_ns(pid, "user") && setns(pidfd, CLONE_NEWUSER) < 0)
+                _exit(errno);
+        for (int f = 0; f < _PROCFS_MAX; f++) {
+                fuse[f] = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+                if (fuse[f] < 0)
+                        _exit(errno);
+        }
+        if (setns(pidfd, CLONE_NEWNS) < 0)
+                _exit(errno);
+        for (int f = 0; f < _PROCFS_MAX; f++) {
+                char path[PATH_MAX];
+                int r;
+
+                if ((size_t) snprintf(path, sizeof(path), "%s/%s", proc_dir, procfs_names[f]) >= sizeof(path))
+                        _exit(ENAMETOOLONG);
+                r = mount_one(fuse[f], path);
+                if (r >= 0)
+                        r = tns_send_fd(sock, fuse[f]);
+                if (r < 0)
+                        _exit(-r);
+        }
+        _exit(0);
+}
+
+static int conn_add(struct listener *l, enum procfs_file file, uint64_t serial, int fd) {
+        _cleanup_close_ int owned = fd;
+        _cleanup_free_ struct procfs_conn *c = calloc(1, sizeof(*c));
+        char name[80];
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        if (file >= _PROCFS_MAX)
+                return -EINVAL;
+        r = sd_event_add_io(l->s->event, &c->src, fd, EPOLLIN, on_fuse, c);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(c->src, "timens-procfs");
+        c->l = l;
+        c->file = file;
+        c->serial = serial;
+        c->fd = TAKE_FD(owned);
+        c->next = l->procfs;
+        conn_name(c, name, sizeof(name));
+        tns_supervisor_changed(l->s, name, c->fd);
+        l->procfs = TAKE_PTR(c);
+        return 0;
+}
+
+int supervisor_procfs_adopt(struct listener *l, unsigned file, uint64_t serial, int fd) {
+        return conn_add(l, (enum procfs_file) file, serial, fd);
+}
+
+void supervisor_procfs_foreach(struct listener *l, void (*fn)(unsigned file, uint64_t serial, int fd, void *userdata),
+                               void *userdata) {
+        for (struct procfs_conn *c = l->procfs; c; c = c->next)
+                fn((unsigned) c->file, c->serial, c->fd, userdata);
+}
+
+/* The helper's mounts can block: a path in its mount namespace may lie on
+ * a hung FUSE or NFS mount, and we run on the event loop that serves
+ * every namespace's calls. So it gets a deadline, then SIGKILL, and is
+ * reaped in any case. */
+#define PROCFS_HELPER_TIMEOUT_MS 5000
+
+static int wait_helper(pid_t pid) {
+        _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        struct pollfd p = {.fd = pidfd, .events = POLLIN};
+        int status, timeout = PROCFS_HELPER_TIMEOUT_MS, r = 0;
+        uint64_t end = now_usec() + (uint64_t) PROCFS_HELPER_TIMEOUT_MS * 1000;
+
+        /* Our own child: its pidfd cannot fail but for lack of fds. */
+        while (pidfd >= 0 && timeout > 0 && (r = poll(&p, 1, timeout)) <= 0) {
+                uint64_t now = now_usec();
+
+                if (r < 0 && errno != EINTR)
+                        break;
+                timeout = now < end ? (int) ((end - now + 999) / 1000) : 0;
+        }
+        if (pidfd < 0 || r <= 0) {
+                (void) kill(pid, SIGKILL);
+                r = -ETIMEDOUT;
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        if (r == -ETIMEDOUT)
+                return r;
+        if (!WIFEXITED(status))
+                return -EIO;
+        return -WEXITSTATUS(status);
+}
+
+int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir) {
+        _cleanup_close_ int pidfd = -EBADF;
+        int socks[2], fds[_PROCFS_MAX], n = 0, r;
+        pid_t child;
+
+        pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (pidfd < 0)
+                return negative_errno();
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0)
+                return negative_errno();
+        child = fork();
+        if (child < 0) {
+                r = negative_errno();
+                close(socks[0]), close(socks[1]);
+                return r;
+        }
+        if (child == 0) {
+                close(socks[0]);
+                helper(pid, pidfd, proc_dir, socks[1]);
+        }
+        close(socks[1]);
+        /* Not served before the helper is done: a read of /dev/fuse before
+         * the mount exists fails (EPERM), and the helper's mount itself
+         * needs no answer from us (FUSE_INIT is queued, not awaited). */
+        r = wait_helper(child);
+        while (n < _PROCFS_MAX && (fds[n] = tns_recv_fd(socks[0])) >= 0)
+                n++;
+        close(socks[0]);
+        for (int f = 0; f < n; f++) {
+                int k = conn_add(l, f, l->s->next_serial++, fds[f]);
+
+                if (k < 0 && r >= 0)
+                        r = k;
+        }
+        return r;
+}
+
+/* Every proc mount of pid's mount namespace: a container's own at /proc,
+ * or, in an OCI createRuntime hook (before pivot_root), at <rootfs>/proc
+ * beside the /proc it inherited. */
+#define PROCFS_MAX_PROC_MOUNTS 8
+#define PROCFS_MOUNTINFO_MAX (4 * 1024 * 1024)
+
+static int proc_dirs_of(pid_t pid, char (*dirs)[4096], size_t max, size_t *ret) {
+        _cleanup_free_ char *text = NULL;
+        char path[64];
+        size_t size = 65536;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int) pid);
+        for (;;) {
+                free(text);
+                text = malloc(size);
+                if (!text)
+                        return -ENOMEM;
+                n = read_host(path, text, size);
+                if (n != -EFBIG)
+                        break;
+                if (size >= PROCFS_MOUNTINFO_MAX)
+                        return -EFBIG;
+                size *= 4;
+        }
+        if (n < 0)
+                return (int) n;
+        *ret = tns_mountinfo_proc_dirs(text, dirs, max);
+        return 0;
+}
+
+void supervisor_procfs_listener_added(struct listener *l) {
+        char dirs[PROCFS_MAX_PROC_MOUNTS][4096];
+        size_t n = 0;
+        int r;
+
+        /* Never over the supervisor's own /proc: only where the root
+         * process has a mount namespace of its own. */
+        if (l->root_pid <= 0 || same_ns(l->root_pid, "mnt"))
+                return;
+        r = proc_dirs_of(l->root_pid, dirs, PROCFS_MAX_PROC_MOUNTS, &n);
+        if (r >= 0 && n == 0)
+                r = -ENOENT;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = supervisor_procfs_mount(l, l->root_pid, dirs[i]);
+        if (r == -ETIMEDOUT)
+                tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = l->root_pid},
+                             "The helper mounting over /proc/uptime and /proc/stat did not finish within %d ms "
+                             "(a hung mount in the container?) and was killed: they show the host's values",
+                             PROCFS_HELPER_TIMEOUT_MS);
+        else if (r < 0)
+                tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = l->root_pid},
+                             "Failed to cover /proc/uptime and /proc/stat (no private proc mount?), they show "
+                             "the host's values: %m");
+}
+
+void supervisor_procfs_free(struct listener *l) {
+        while (l->procfs) {
+                struct procfs_conn *c = l->procfs;
+
+                l->procfs = c->next;
+                conn_free(c);
+        }
+}
+
+int tns_supervisor_procfs_fds(struct tns_supervisor *s, pid_t root_pid, int *fds, size_t n) {
+        size_t k = 0;
+
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->root_pid == root_pid)
+                        for (struct procfs_conn *c = l->procfs; c; c = c->next)
+                                if (k < n)
+                                        fds[k++] = c->fd;
+        return (int) k;
+}
+
+int tns_supervisor_mount_proc(struct tns_supervisor *s, pid_t root_pid, const char *proc_dir) {
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->root_pid == root_pid)
+                        return supervisor_procfs_mount(l, root_pid, proc_dir);
+        return -ESRCH;
+}

@@ -1,0 +1,921 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/audit.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/timex.h>
+#include <sys/uio.h>
+
+#include "emulate.h"
+#include "filter.h"
+#include "inject.h"
+#include "proc-util.h"
+#include "supervisor-internal.h"
+#include "util.h"
+
+/* One notification being served: what the emulation's callbacks need. */
+struct call {
+        struct listener *l;
+        const struct seccomp_notif *req;
+        bool gone; /* the id went stale: the caller died or was interrupted */
+        bool have_caps;
+        struct tns_proc_status status;
+};
+
+static int call_status(struct call *c) {
+        int r;
+
+        if (c->have_caps)
+                return 0;
+        r = tns_proc_status(c->req->pid, &c->status);
+        if (r < 0)
+                return r;
+        /* The pid may have been reused between the notification and the
+         * read: only an id still valid afterwards makes the data ours. */
+        if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+                c->gone = true;
+                return -ESRCH;
+        }
+        c->have_caps = true;
+        return 0;
+}
+
+static int env_clock_gettime(void *userdata, clockid_t id, struct timespec *ret) {
+        return clock_gettime(id, ret) < 0 ? negative_errno() : 0;
+}
+
+static int env_adjtimex_read(void *userdata, struct timex *tx) {
+        int r = adjtimex(tx);
+
+        return r < 0 ? negative_errno() : r;
+}
+
+static void env_host_tz(void *userdata, struct timezone *ret) {
+        struct timeval tv;
+
+        if (gettimeofday(&tv, ret) < 0)
+                *ret = (struct timezone){};
+}
+
+static int env_read_mem(void *userdata, uint64_t addr, void *buf, size_t len) {
+        struct call *c = userdata;
+        struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
+        ssize_t n;
+
+        n = process_vm_readv(c->req->pid, &local, 1, &remote, 1, 0);
+        if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+                c->gone = true;
+                return -ESRCH;
+        }
+        return n == (ssize_t) len ? 0 : -EFAULT;
+}
+
+static int env_capabilities(void *userdata, uint64_t *ret) {
+        struct call *c = userdata;
+        int r;
+
+        r = call_status(c);
+        if (r < 0)
+                return r;
+        *ret = c->status.cap_eff;
+        return 0;
+}
+
+static void id_slot_release(struct listener *l);
+
+static struct member *member_find(struct listener *l, pid_t tgid) {
+        for (struct member *m = l->members; m; m = m->next)
+                if (m->tgid == tgid)
+                        return m;
+        return NULL;
+}
+
+static void member_free(struct member *m) {
+        struct listener *l = m->l;
+
+        for (struct member **p = &l->members; *p; p = &(*p)->next)
+                if (*p == m) {
+                        *p = m->next;
+                        break;
+                }
+        l->n_members--;
+        sd_event_source_disable_unref(m->src);
+        safe_close(m->pidfd);
+        tns_ns_unref(m->ns);
+        free(m);
+        tns_supervisor_changed(l->s, NULL, -EBADF);
+}
+
+static int on_member_exit(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        member_free(userdata);
+        return 0;
+}
+
+/* Pins tgid to ns. The pidfd makes the entry go when the process exits,
+ * before its pid can be reused by someone else. */
+static int member_add(struct listener *l, pid_t tgid, struct tns_ns *ns) {
+        _cleanup_free_ struct member *m = NULL;
+        int r;
+
+        if (l->n_members >= TNS_MAX_MEMBERS_PER_LISTENER)
+                return -ENOSPC;
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->pidfd = (int) syscall(SYS_pidfd_open, tgid, 0);
+        if (m->pidfd < 0)
+                return negative_errno();
+        r = sd_event_add_io(l->s->event, &m->src, m->pidfd, EPOLLIN, on_member_exit, m);
+        if (r < 0) {
+                safe_close(m->pidfd);
+                return r;
+        }
+        (void) sd_event_source_set_description(m->src, "timens-member");
+        m->l = l;
+        m->tgid = tgid;
+        m->ns = tns_ns_ref(ns);
+        m->next = l->members;
+        l->members = TAKE_PTR(m);
+        l->n_members++;
+        tns_supervisor_changed(l->s, NULL, -EBADF);
+        return 0;
+}
+
+int supervisor_member_restore(struct listener *l, pid_t tgid, struct tns_ns *ns) {
+        return member_add(l, tgid, ns);
+}
+
+static void *ns_with_file(dev_t dev, uint64_t ino, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                if (ns->page_dev == dev && ns->page_ino == ino)
+                        return ns;
+        return NULL;
+}
+
+/* A process with our vDSO maps its namespace's offsets page: the mapping
+ * is inherited by fork, replaced on unshare (supervisor_remap_begin), and
+ * so names its namespace exactly, orphans included. Known by the file's
+ * device and inode, which only we can make (lib/kernel/page-store.h), never by
+ * its name. */
+struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
+        void *ns = NULL;
+        uint64_t addr;
+
+        if (tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, ret_addr ?: &addr, &ns) < 0)
+                return NULL;
+        return ns;
+}
+
+bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
+        /* The offsets page and the image are one mapping, from the page
+         * on (inject-blob.c). */
+        return supervisor_ns_by_mapping(s, pid, NULL) != NULL;
+}
+
+/* The namespace of a caller: its listener's, unless it or an ancestor
+ * moved (unshare) — then the one its vDSO mapping names, or for a program
+ * without our vDSO the nearest member entry up the parent chain. */
+struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
+        struct tns_proc_status st;
+        struct tns_ns *ns;
+        struct member *m;
+        pid_t tgid;
+
+        if (l->n_members == 0)
+                return l->ns;
+        ns = supervisor_ns_by_mapping(l->s, tid, NULL);
+        if (ns)
+                return ns;
+        if (tns_proc_status(tid, &st) < 0)
+                return l->ns;
+        tgid = st.tgid;
+        m = member_find(l, tgid);
+        if (m)
+                return m->ns;
+        for (pid_t p = st.ppid; p > 1; p = st.ppid) {
+                m = member_find(l, p);
+                if (m || tns_proc_status(p, &st) < 0)
+                        break;
+        }
+        if (!m)
+                return l->ns;
+        /* Remember it, so that it stays put if its parent moves later. */
+        (void) member_add(l, tgid, m->ns);
+        return m->ns;
+}
+
+/* The list holds no reference: a namespace unlinks itself when freed. */
+static void ns_freed(struct tns_ns *ns, void *userdata) {
+        struct tns_supervisor *s = userdata;
+        char name[32];
+
+        /* Not gone when we exit: a successor adopts it from the fd store,
+         * by its name in the store's tmpfs, which goes with its last fd. */
+        if (s->exiting)
+                ns->store = NULL;
+
+        snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
+        tns_supervisor_changed(userdata, name, -EBADF);
+}
+
+void supervisor_link_ns(struct tns_supervisor *s, struct tns_ns *ns) {
+        char name[32];
+
+        ns->next = s->namespaces;
+        if (ns->next)
+                ns->next->pprev = &ns->next;
+        ns->pprev = &s->namespaces;
+        s->namespaces = ns;
+        ns->on_free = ns_freed;
+        ns->on_free_userdata = s;
+        snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
+        tns_supervisor_changed(s, name, ns->page_fd);
+}
+
+struct tns_ns *tns_supervisor_namespaces(struct tns_supervisor *s) {
+        return s->namespaces;
+}
+
+unsigned tns_supervisor_count_namespaces(const struct tns_supervisor *s) {
+        unsigned n = 0;
+
+        for (const struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                n++;
+        return n;
+}
+
+struct pin_ctx {
+        struct listener *l;
+        struct tns_ns *ns;
+};
+
+static int pin_child(pid_t child, void *userdata) {
+        struct pin_ctx *p = userdata;
+        struct tns_proc_status st;
+
+        /* Only processes: a thread of the caller moves with it. */
+        if (tns_proc_status(child, &st) < 0 || st.tgid != child || member_find(p->l, child))
+                return 0;
+        return member_add(p->l, child, p->ns);
+}
+
+/* unshare(CLONE_NEWTIME), RFC style: the caller's whole thread group
+ * moves into a new child of its namespace now; its existing children stay
+ * where they are; later children follow it. */
+static int do_unshare(struct listener *l, const struct seccomp_notif *req, struct tns_ns *cur) {
+        struct tns_supervisor *s = l->s;
+        struct tns_proc_status st;
+        struct pin_ctx pin = {l, cur};
+        struct tns_ns *ns;
+        struct member *m;
+        int r;
+
+        if (tns_supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
+                return -ENOSPC; /* what the kernel says past user.max_time_namespaces */
+        r = tns_proc_status(req->pid, &st);
+        if (r < 0)
+                return r;
+        r = tns_proc_for_each_child(st.tgid, pin_child, &pin);
+        if (r < 0)
+                return r;
+        r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, s->image, supervisor_pages(s), &ns);
+        if (r < 0)
+                return r;
+        supervisor_link_ns(s, ns);
+        m = member_find(l, st.tgid);
+        if (m) {
+                tns_ns_unref(m->ns);
+                m->ns = ns; /* takes the creation reference */
+                tns_supervisor_changed(s, NULL, -EBADF);
+        } else {
+                r = member_add(l, st.tgid, ns);
+                tns_ns_unref(ns);
+                if (r < 0)
+                        return r;
+        }
+        /* Its vDSO must read the new namespace too. Where that cannot be
+         * done (a debugger holds it), its vDSO reads stay in the old one:
+         * logged, as the kernel cannot be asked to fail the unshare now. */
+        r = supervisor_remap_begin(l, req, ns);
+        if (r < 0 && r != -ENOENT)
+                tns_log_full(&s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "unshare"},
+                             "Failed to move the vDSO to the new namespace, ignoring: %m");
+        return 0;
+}
+
+static int apply_effects(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+                         const struct tns_emu_result *res) {
+        int r;
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (res->set_offset[c]) {
+                        r = tns_ns_set_offset(ns, c, res->new_offset[c]);
+                        if (r < 0)
+                                return -EINVAL;
+                        supervisor_wait_offsets_changed(l->s);
+                }
+        if (res->set_tz) {
+                ns->tz_set = true;
+                ns->tz = res->new_tz;
+                tns_supervisor_changed(l->s, NULL, -EBADF);
+        }
+        if (res->unshare)
+                return do_unshare(l, req, ns);
+        return 0;
+}
+
+static int write_results(struct call *c, const struct tns_emu_result *res) {
+        for (unsigned i = 0; i < res->n_writes; i++) {
+                const struct tns_emu_write *w = &res->writes[i];
+                struct iovec local = {(void *) w->data, w->len}, remote = {(void *) (uintptr_t) w->addr, w->len};
+
+                /* Writing into a reused pid would corrupt a stranger. */
+                if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+                        c->gone = true;
+                        return -ESRCH;
+                }
+                if (process_vm_writev(c->req->pid, &local, 1, &remote, 1, 0) != (ssize_t) w->len)
+                        return -EFAULT;
+        }
+        return 0;
+}
+
+/* A 32-bit call reaches us only from an OCI seccomp profile, whose rules
+ * name syscalls for every architecture at once (lib/oci/oci-config.c): an
+ * exec runs as our own filter leaves it (untrapped), anything else gets
+ * the compat errno as our filter gives it. */
+static int64_t serve_compat(const struct seccomp_notif *req) {
+        _cleanup_free_ char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+
+        if (name && (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0))
+                return TNS_REPLY_CONTINUE;
+        /* A 32-bit program's waits run unconverted, as our own filter
+         * leaves them: its futexes are its locks. */
+        for (size_t i = 0; name && i < _TNS_SYS_MAX; i++)
+                if (tns_syscalls[i].wait && strcmp(name, tns_syscalls[i].name) == 0)
+                        return TNS_REPLY_CONTINUE;
+        return -TNS_COMPAT_ERRNO;
+}
+
+static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct call *c) {
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
+        struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem, env_capabilities, c};
+        struct tns_emu_state st = {};
+        struct tns_emu_result res;
+        struct tns_ns *ns;
+        uint64_t args[6];
+        int r;
+
+        /* Our filter sends only x86-64 calls from the table. */
+        if (req->data.arch != AUDIT_ARCH_X86_64)
+                return serve_compat(req);
+        if (!d)
+                return -ENOSYS;
+        l->s->stats.per_syscall[d->id]++;
+        ns = supervisor_resolve_ns(l, req->pid);
+        ns->n_calls++; /* for the control API (registry) */
+        if (d->id == TNS_SYS_EXECVE || d->id == TNS_SYS_EXECVEAT) {
+                /* The exec itself runs unchanged; where we cannot inject
+                 * (a debugger holds the caller, no vDSO here), the new
+                 * program uses the emulated syscalls. */
+                (void) supervisor_exec_begin(l, req, ns);
+                return TNS_REPLY_CONTINUE;
+        }
+        if (d->wait)
+                return supervisor_wait(l, req, ns, d);
+        if (d->id == TNS_SYS_SYSINFO && req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER)
+                return supervisor_exec_marker(l, req); /* supervisor-exec.c */
+        if (d->id == TNS_SYS_SYSINFO)
+                return supervisor_sysinfo(l, req, ns); /* supervisor-procfs.c */
+        if ((d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME) &&
+            supervisor_is_vdso_fallback(l, req)) {
+                l->s->stats.vdso_fallbacks++;
+                return TNS_REPLY_CONTINUE;
+        }
+        for (int k = 0; k < TNS_CLASS_MAX; k++)
+                st.offset[k] = tns_ns_offset(ns, k);
+        st.tz_set = tns_ns_tz(ns, &st.tz);
+        for (int k = 0; k < 6; k++)
+                args[k] = req->data.args[k];
+        r = tns_emulate(d->id, args, &st, &env, &res);
+        if (r < 0 || c->gone) {
+                if (!c->gone)
+                        l->s->stats.failures++, ns->n_failures++;
+                return r < 0 ? r : -ESRCH;
+        }
+        if (res.ret >= 0) {
+                r = apply_effects(l, req, ns, &res);
+                if (r < 0)
+                        return r;
+        }
+        r = write_results(c, &res);
+        return r < 0 ? r : res.ret;
+}
+
+static void listener_free(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+        char name[32];
+
+        snprintf(name, sizeof(name), "l.%" PRIu64, l->serial);
+        tns_supervisor_changed(s, name, -EBADF);
+        id_slot_release(l);
+        while (l->members)
+                member_free(l->members);
+        supervisor_procfs_free(l); /* hook: supervisor-procfs.c */
+        for (struct listener **p = &s->listeners; *p; p = &(*p)->next)
+                if (*p == l) {
+                        *p = l->next;
+                        break;
+                }
+        s->stats.listeners--;
+        sd_event_source_disable_unref(l->src);
+        safe_close(l->fd);
+        if (s->listener_gone_fn)
+                s->listener_gone_fn(s, l->ns, s->listener_gone_userdata);
+        tns_ns_unref(l->ns);
+        free(l);
+}
+
+void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor_change_fn fn, void *userdata) {
+        s->change_fn = fn;
+        s->change_userdata = userdata;
+}
+
+void tns_supervisor_changed(struct tns_supervisor *s, const char *fd_name, int fd) {
+        if (s->change_fn && !s->restoring)
+                s->change_fn(s, fd_name, fd, s->change_userdata);
+}
+
+void tns_supervisor_set_listener_gone_callback(struct tns_supervisor *s, tns_supervisor_listener_gone_fn fn,
+                                               void *userdata) {
+        s->listener_gone_fn = fn;
+        s->listener_gone_userdata = userdata;
+}
+
+void tns_supervisor_offsets_changed(struct tns_supervisor *s) {
+        supervisor_wait_offsets_changed(s);
+}
+
+static int receive(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+
+        for (;;) {
+                memset(s->req, 0, sizeof(*s->req));
+                if (seccomp_notify_receive(l->fd, s->req) >= 0)
+                        return 1;
+                /* libseccomp reports every failure as -ECANCELED: errno
+                 * tells a caller that vanished (ENOENT) or a signal (EINTR)
+                 * from a real error. */
+                if (errno == EINTR)
+                        continue;
+                if (errno == ENOENT)
+                        return 0;
+                return negative_errno();
+        }
+}
+
+static void respond(struct listener *l, uint64_t id, int64_t result) {
+        struct tns_supervisor *s = l->s;
+
+        memset(s->resp, 0, sizeof(*s->resp));
+        s->resp->id = id;
+        if (result == TNS_REPLY_CONTINUE)
+                s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        else {
+                s->resp->error = result < 0 ? (int32_t) result : 0;
+                s->resp->val = result < 0 ? 0 : result;
+        }
+        if (seccomp_notify_respond(l->fd, s->resp) >= 0)
+                s->stats.replied++;
+        else if (errno == ENOENT)
+                s->stats.vanished++; /* killed or interrupted meanwhile: normal */
+        else
+                tns_log_full(&s->log, LOG_WARNING, negative_errno(), &(struct tns_log_ctx){.pid = s->req->pid},
+                             "Failed to reply to a notification, ignoring: %m");
+}
+
+static void maybe_idle(struct tns_supervisor *s) {
+        if (!s->listeners && s->idle_fn)
+                s->idle_fn(s, s->idle_userdata);
+}
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(nr);
+        uint64_t us = ns / 1000;
+        unsigned b = 0;
+
+        if (!d)
+                return;
+        while (us && b < TNS_LATENCY_BUCKETS - 1)
+                us >>= 1, b++;
+        s->stats.latency[d->id][b]++;
+}
+
+/* Serves s->req, received on l. While it is served, a copy is in the
+ * in-flight slot (supervisor.h): a successor serves it if we die first. */
+static void serve_received(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+        struct call c = {.l = l, .req = s->req};
+        int64_t result;
+        uint64_t start;
+
+        if (s->inflight) {
+                if (l->id_slot >= 0)
+                        __atomic_store_n(&s->inflight->ids[l->id_slot].last_id, s->req->id, __ATOMIC_RELEASE);
+                s->inflight->listener = l->serial;
+                memcpy(&s->inflight->req, s->req, sizeof(s->inflight->req));
+                __atomic_store_n(&s->inflight->busy, 1, __ATOMIC_RELEASE);
+        }
+        s->stats.notifications++;
+        start = now_ns();
+        result = serve(l, s->req, &c);
+        respond(l, s->req->id, result);
+        if (s->inflight)
+                __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
+        account_latency(s, s->req->data.nr, now_ns() - start);
+}
+
+static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        struct listener *l = userdata;
+        struct tns_supervisor *s = l->s;
+        int r;
+
+        if (!(revents & EPOLLIN) && (revents & (EPOLLHUP | EPOLLERR))) {
+                /* No task carries the filter any more. */
+                listener_free(l);
+                maybe_idle(s);
+                return 0;
+        }
+        r = receive(l);
+        if (r <= 0) {
+                if (r < 0)
+                        tns_log_errno(&s->log, LOG_ERR, r, "Failed to receive a seccomp notification, ignoring: %m");
+                return 0;
+        }
+        serve_received(l);
+        return 0;
+}
+
+void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot) {
+        s->inflight = slot;
+}
+
+/* The listener's entry in the in-flight page: its own from before a
+ * restart, else a free one. */
+static void id_slot_take(struct listener *l) {
+        struct tns_inflight *p = l->s->inflight;
+        int free_slot = -1;
+
+        l->id_slot = -1;
+        if (!p)
+                return;
+        for (int i = 0; i < TNS_INFLIGHT_LISTENERS; i++) {
+                if (p->ids[i].serial_plus1 == l->serial + 1) {
+                        l->id_slot = i;
+                        return;
+                }
+                if (free_slot < 0 && p->ids[i].serial_plus1 == 0)
+                        free_slot = i;
+        }
+        if (free_slot >= 0) {
+                p->ids[free_slot] = (struct tns_inflight_ids){.serial_plus1 = l->serial + 1};
+                l->id_slot = free_slot;
+        }
+}
+
+static void id_slot_release(struct listener *l) {
+        if (l->s->inflight && l->id_slot >= 0)
+                l->s->inflight->ids[l->id_slot] = (struct tns_inflight_ids){};
+        l->id_slot = -1;
+}
+
+/* How far past the last id received a lost one is looked for: ids of
+ * calls whose callers died meanwhile leave gaps. */
+#define LOST_ID_SPAN 16
+
+/* Threads of our namespaces' processes that wait for a notification's
+ * answer, seized and interrupted (at most max): the interrupt makes a
+ * thread whose call we answer -ERESTARTNOINTR run it again, as a signal
+ * would; one whose call was not received yet leaves its wait, and runs it
+ * again too. Either way the call comes back through the filter. */
+static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, pid_t *tgids, size_t max) {
+        size_t n = 0;
+
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next) {
+                pid_t pids[1024];
+                int k = tns_supervisor_processes(s, ns, pids, ELEMENTSOF(pids), true);
+
+                for (int i = 0; i < k && i < (int) ELEMENTSOF(pids); i++) {
+                        _cleanup_(closedirp) DIR *d = NULL;
+                        char path[64];
+                        struct dirent *de;
+
+                        snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
+                        d = opendir(path);
+                        while (d && (de = readdir(d)) && n < max) {
+                                char wchan[64] = "";
+                                pid_t tid = (pid_t) atoi(de->d_name);
+                                FILE *f;
+
+                                if (tid <= 0)
+                                        continue;
+                                snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pids[i], tid);
+                                f = fopen(path, "re");
+                                if (f) {
+                                        if (!fgets(wchan, sizeof(wchan), f))
+                                                wchan[0] = '\0';
+                                        fclose(f);
+                                }
+                                if (!strstr(wchan, "seccomp_do_user_notification"))
+                                        continue;
+                                if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
+                                        continue;
+                                if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+                                        /* Killed since: not in a stop, so
+                                         * not detachable, and ours to reap. */
+                                        supervisor_trace_orphan(s, tid, pids[i]);
+                                        continue;
+                                }
+                                tids[n++] = tid;
+                                tgids[n - 1] = pids[i];
+                        }
+                }
+        }
+        return n;
+}
+
+/* Each kicked thread at its stop, let go (a signal it stopped for is
+ * delivered). Bounded, a second for all of them: every clock call waits
+ * meanwhile. A thread that has not stopped by then (or cannot be detached)
+ * cannot be let go yet (PTRACE_DETACH needs a stop): it is waited for as
+ * a released trace (supervisor-exec.c), detached at its stop or reaped,
+ * never left traced. */
+static void release_waiters(struct tns_supervisor *s, const pid_t *tids, const pid_t *tgids, size_t n) {
+        unsigned budget = 1000; /* ms */
+
+        for (size_t i = 0; i < n; i++)
+                for (;;) {
+                        int status, sig = 0;
+                        pid_t r = waitpid(tids[i], &status, __WALL | WNOHANG);
+
+                        if (r < 0)
+                                break;
+                        if (r == 0 && budget > 0) {
+                                (void) usleep(1000);
+                                budget--;
+                                continue;
+                        }
+                        if (r > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED)
+                                break;
+                        if (r == 0 || ptrace(PTRACE_DETACH, tids[i], 0, sig) < 0)
+                                supervisor_trace_orphan(s, tids[i], tgids[i]);
+                        break;
+                }
+}
+
+static unsigned resend_lost(struct tns_supervisor *s) {
+        struct tns_inflight *p = s->inflight;
+        struct {
+                struct listener *l;
+                uint64_t id;
+        } lost[64];
+        unsigned n = 0;
+        pid_t tids[4096], tgids[4096];
+        size_t n_tids;
+
+        for (struct listener *l = s->listeners; l; l = l->next) {
+                uint64_t last;
+
+                if (l->id_slot < 0 || (last = p->ids[l->id_slot].last_id) == 0)
+                        continue;
+                for (uint64_t id = last + 1; id <= last + LOST_ID_SPAN && n < ELEMENTSOF(lost); id++)
+                        if (seccomp_notify_id_valid(l->fd, id) >= 0)
+                                lost[n].l = l, lost[n++].id = id;
+        }
+        if (n == 0)
+                return 0;
+        n_tids = kick_waiters(s, tids, tgids, ELEMENTSOF(tids));
+        for (unsigned i = 0; i < n; i++)
+                respond(lost[i].l, lost[i].id, -ERESTARTNOINTR);
+        release_waiters(s, tids, tgids, n_tids);
+        return n;
+}
+
+int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
+        struct tns_inflight *slot = s->inflight;
+        int served = 0;
+
+        if (!slot)
+                return 0;
+        /* Entries of listeners that are gone. */
+        for (int i = 0; i < TNS_INFLIGHT_LISTENERS; i++) {
+                bool used = false;
+
+                for (struct listener *l = s->listeners; l && !used; l = l->next)
+                        used = l->id_slot == i;
+                if (!used)
+                        slot->ids[i] = (struct tns_inflight_ids){};
+        }
+        if (__atomic_load_n(&slot->busy, __ATOMIC_ACQUIRE))
+                for (struct listener *l = s->listeners; l; l = l->next) {
+                        if (l->serial != slot->listener)
+                                continue;
+                        /* Answered after all, or its caller gone: nothing to do. */
+                        if (seccomp_notify_id_valid(l->fd, slot->req.id) < 0)
+                                break;
+                        memset(s->req, 0, sizeof(*s->req));
+                        memcpy(s->req, &slot->req, sizeof(slot->req));
+                        serve_received(l);
+                        served = 1;
+                        break;
+                }
+        __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
+        if (resend_lost(s) > 0)
+                tns_log(&s->log, LOG_INFO, "Sent calls lost in a receive back through the filter");
+        return served;
+}
+
+/* Without a usable vDSO here, namespaces get no image and members use the
+ * emulated syscalls: slower, never wrong. */
+static void setup_vdso(struct tns_supervisor *s) {
+        _cleanup_free_ struct tns_vdso_host *h = calloc(1, sizeof(*h));
+        int r;
+
+        if (!h)
+                return;
+        r = tns_vdso_host_init(h);
+        if (r < 0) {
+                tns_log_errno(&s->log, LOG_DEBUG, r, "No vDSO injection on this host, syscall path only: %m");
+                return;
+        }
+        s->vdso = TAKE_PTR(h);
+        s->image = &s->vdso->image;
+}
+
+const struct tns_page_store *supervisor_pages(struct tns_supervisor *s) {
+        int r;
+
+        if (tns_page_store_usable(&s->pages))
+                return &s->pages;
+        if (s->pages_failed)
+                return NULL;
+        r = tns_page_store_new(&s->pages);
+        if (r < 0) {
+                s->pages_failed = true;
+                s->pages = TNS_PAGE_STORE_NULL;
+                /* Root without a store would hand members memfds they can
+                 * reopen for writing: say so. An unprivileged supervisor
+                 * serves its own user only, where that crosses nothing. */
+                tns_log_errno(&s->log, geteuid() == 0 ? LOG_WARNING : LOG_DEBUG, r,
+                              "Failed to make the private tmpfs for namespace pages, using memfds (a member that "
+                              "takes their fd can reopen it for writing): %m");
+                return NULL;
+        }
+        tns_supervisor_changed(s, "pages.rw", s->pages.rw_dir);
+        tns_supervisor_changed(s, "pages.ro", s->pages.ro_dir);
+        return &s->pages;
+}
+
+int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns_supervisor **ret) {
+        _cleanup_free_ struct tns_supervisor *s = NULL;
+        int r;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        r = seccomp_notify_alloc(&s->req, &s->resp);
+        if (r < 0)
+                return r;
+        s->event = sd_event_ref(event);
+        s->wait_memfd = -EBADF;
+        s->pages = TNS_PAGE_STORE_NULL;
+        if (log)
+                s->log = *log;
+        setup_vdso(s);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
+        if (!s)
+                return NULL;
+        s->exiting = true;
+        supervisor_wait_done(s);
+        supervisor_exec_done(s);
+        supervisor_attach_done(s);
+        while (s->listeners)
+                listener_free(s->listeners);
+        /* Namespaces still referenced only by the supervisor's list. */
+        while (s->namespaces) {
+                struct tns_ns *ns = s->namespaces;
+
+                s->namespaces = ns->next;
+                ns->pprev = NULL;
+                if (s->namespaces)
+                        s->namespaces->pprev = &s->namespaces;
+                tns_ns_unref(ns);
+        }
+        /* After the namespaces, whose files it holds. */
+        tns_page_store_done(&s->pages);
+        seccomp_notify_free(s->req, s->resp);
+        if (s->vdso) {
+                tns_vdso_host_done(s->vdso);
+                free(s->vdso);
+        }
+        sd_event_unref(s->event);
+        free(s);
+        return NULL;
+}
+
+int tns_supervisor_create_ns_flags(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                                   unsigned flags, struct tns_ns **ret) {
+        struct tns_ns *ns;
+        int r;
+
+        if (tns_supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
+                return -ENOSPC;
+        r = tns_ns_new(++s->next_ns_id, name, NULL, offsets, (flags & TNS_NS_NO_VDSO) ? NULL : s->image,
+                       supervisor_pages(s), &ns);
+        if (r < 0)
+                return r;
+        /* The supervisor keeps the creation reference of a root: it lives
+         * until tns_supervisor_free(). */
+        supervisor_link_ns(s, ns);
+        *ret = ns;
+        return 0;
+}
+
+int tns_supervisor_create_ns(struct tns_supervisor *s, const char *name, const int64_t offsets[TNS_CLASS_MAX],
+                             struct tns_ns **ret) {
+        return tns_supervisor_create_ns_flags(s, name, offsets, 0, ret);
+}
+
+int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid, uint64_t serial,
+                            struct listener **ret) {
+        _cleanup_close_ int owned = fd;
+        _cleanup_free_ struct listener *l = NULL;
+        int r;
+
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        r = tns_listener_set_sync_wakeup(fd);
+        if (r < 0)
+                return r;
+        s->stats.sync_wakeup = r > 0;
+        r = sd_event_add_io(s->event, &l->src, fd, EPOLLIN, on_listener, l);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(l->src, "timens-listener");
+        l->s = s;
+        l->serial = serial;
+        id_slot_take(l);
+        l->fd = TAKE_FD(owned);
+        l->root_pid = root_pid;
+        l->ns = tns_ns_ref(ns);
+        l->next = s->listeners;
+        s->listeners = l;
+        s->stats.listeners++;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid) {
+        struct listener *l;
+        char name[32];
+        int r;
+
+        r = supervisor_listener_new(s, ns, fd, root_pid, s->next_serial++, &l);
+        if (r < 0)
+                return r;
+        snprintf(name, sizeof(name), "l.%" PRIu64, l->serial);
+        tns_supervisor_changed(s, name, l->fd);
+        /* Before any call is served: the root may be held at its exec. */
+        supervisor_procfs_listener_added(l); /* hook: supervisor-procfs.c */
+        return 0;
+}
+
+void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_idle_fn fn, void *userdata) {
+        s->idle_fn = fn;
+        s->idle_userdata = userdata;
+}
+
+const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s) {
+        s->stats.namespaces = tns_supervisor_count_namespaces(s);
+        return &s->stats;
+}
