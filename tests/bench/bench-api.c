@@ -7,6 +7,10 @@
  *                                       +1d and +2d) on namespace NAME
  *   bench-api --socket PATH rss PID     timensd's (PID) VmRSS with 1, 100
  *                                       and 1000 namespaces more than now
+ *   bench-api --socket PATH cycles PID N K
+ *                                       creates and destroys N namespaces,
+ *                                       K times: timensd's RSS and open
+ *                                       fds after each cycle (growth)
  *
  * Output as bench-clock's: `bench NAME MEDIAN_NS MIN_NS CALLS BATCHES` (the
  * median and the fastest of the batches' mean per call) and `info KEY
@@ -194,6 +198,39 @@ static int bench_rss(struct tns_client *c, pid_t pid) {
         return r;
 }
 
+static long count_fds(pid_t pid) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        char path[64];
+        long n = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
+        d = opendir(path);
+        while (d && readdir(d))
+                n++;
+        return d ? n - 2 : -1;
+}
+
+static int bench_cycles(struct tns_client *c, pid_t pid, unsigned count, unsigned cycles) {
+        struct tns_request hello = {.op = TNS_OP_HELLO};
+        int r = call(c, &hello);
+
+        if (r < 0)
+                return r;
+        printf("info cycle_0_rss_kib %ld\ninfo cycle_0_fds %ld\n", status_kib(pid, "VmRSS"), count_fds(pid));
+        for (unsigned k = 1; k <= cycles; k++) {
+                unsigned have = 0;
+
+                r = create_until(c, &have, count);
+                destroy_all(c, have);
+                if (r < 0)
+                        return r;
+                printf("info cycle_%u_rss_kib %ld\ninfo cycle_%u_fds %ld\n", k, status_kib(pid, "VmRSS"), k,
+                       count_fds(pid));
+                fflush(stdout);
+        }
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         struct opts o = {.batch_ms = 100, .batches = 7};
         static const struct option options[] = {{"socket", required_argument, NULL, 's'}, {}};
@@ -211,7 +248,7 @@ int main(int argc, char *argv[]) {
                         return 2;
         }
         if (optind >= argc || o.batches == 0 || o.batches > MAX_BATCHES) {
-                fprintf(stderr, "Usage: bench-api [--socket PATH] [-t MS] [-b N] hello | set NAME | rss PID\n");
+                fprintf(stderr, "Usage: bench-api [--socket PATH] [-t MS] [-b N] hello | set NAME | rss PID | cycles PID N K\n");
                 return 2;
         }
         r = tns_client_connect(o.socket, &c);
@@ -225,6 +262,9 @@ int main(int argc, char *argv[]) {
                 r = bench_set(&o, c, argv[optind + 1]);
         else if (strcmp(argv[optind], "rss") == 0 && optind + 1 < argc)
                 r = bench_rss(c, (pid_t) atoi(argv[optind + 1]));
+        else if (strcmp(argv[optind], "cycles") == 0 && optind + 3 < argc)
+                r = bench_cycles(c, (pid_t) atoi(argv[optind + 1]), (unsigned) atoi(argv[optind + 2]),
+                                 (unsigned) atoi(argv[optind + 3]));
         else
                 r = -EINVAL;
         return r < 0 ? 1 : 0;

@@ -238,6 +238,7 @@ echo "  - Total time: $((SECONDS - start)) s."
 # /proc/uptime through our FUSE mount, and a /proc file it does not cover.
 "$(dirname "$0")/procfs.sh" "$builddir"
 "$(dirname "$0")/restart.sh" "$builddir"
+"$(dirname "$0")/scale.sh" "$builddir"
 
 # timensd's control API (hello, live set, RSS per namespace): a section of
 # its own, with a timensd of its own.

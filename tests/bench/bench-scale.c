@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bench-scale: timensd under many namespaces and processes, as
+ * tests/bench/scale.sh runs it.
+ *
+ *   bench-scale worker DIR PROCS HZ SECONDS
+ *        run inside a namespace (timensctl run): PROCS processes (this one
+ *        and PROCS - 1 children) each make a trapped clock_gettime
+ *        (the raw syscall, which the filter sends to timensd) HZ times a
+ *        second for SECONDS, once DIR/go exists, and write the latency of
+ *        every call as a histogram to DIR/h.PID.
+ *   bench-scale report DIR
+ *        adds the histograms up: `info KEY VALUE` lines with the calls,
+ *        p50, p99, p99.9 and the longest, in microseconds.
+ *
+ * A latency is read with the vDSO clock around the syscall: in the
+ * namespace that is our image, whose readings differ from the kernel's
+ * by a constant offset, so differences are the host's. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Log-linear buckets: 16 per power of two, from 1 ns to 2^40 ns. */
+#define SUB_BITS 4
+#define N_BUCKETS (41 << SUB_BITS)
+
+static unsigned bucket_of(uint64_t ns) {
+        unsigned msb, sub;
+
+        if (ns < (1U << SUB_BITS))
+                return (unsigned) ns;
+        msb = 63U - (unsigned) __builtin_clzll(ns);
+        sub = (unsigned) (ns >> (msb - SUB_BITS)) & ((1U << SUB_BITS) - 1);
+        return ((msb - SUB_BITS + 1) << SUB_BITS) + sub < N_BUCKETS ? ((msb - SUB_BITS + 1) << SUB_BITS) + sub
+                                                                     : N_BUCKETS - 1;
+}
+
+/* The upper bound of a bucket, for the percentiles (an overestimate by at
+ * most 1/16). */
+static uint64_t bucket_top(unsigned b) {
+        unsigned e = b >> SUB_BITS, sub = b & ((1U << SUB_BITS) - 1);
+
+        if (e == 0)
+                return b;
+        return ((uint64_t) ((1U << SUB_BITS) + sub + 1)) << (e - 1);
+}
+
+static uint64_t mono_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000U + (uint64_t) ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t deadline) {
+        uint64_t now = mono_ns();
+        struct timespec ts;
+
+        /* Relative sleeps: an absolute one would be a trapped, converted
+         * wait and measure the wait machinery, not clock reads. */
+        if (now >= deadline)
+                return;
+        ts.tv_sec = (time_t) ((deadline - now) / 1000000000U);
+        ts.tv_nsec = (long) ((deadline - now) % 1000000000U);
+        (void) nanosleep(&ts, NULL);
+}
+
+static int run_worker(const char *dir, unsigned hz, unsigned seconds) {
+        _cleanup_free_ uint32_t *hist = calloc(N_BUCKETS, sizeof(*hist));
+        char path[4096];
+        uint64_t period, next, end;
+        struct timespec ts;
+        FILE *f;
+
+        if (!hist)
+                return -ENOMEM;
+        snprintf(path, sizeof(path), "%s/go", dir);
+        while (access(path, F_OK) < 0)
+                usleep(10000);
+        period = 1000000000U / hz;
+        /* Spread the processes' ticks across the period. */
+        next = mono_ns() + (uint64_t) (getpid() * 7919U) % period;
+        end = next + (uint64_t) seconds * 1000000000U;
+        while (next < end) {
+                uint64_t a, b;
+
+                sleep_until(next);
+                a = mono_ns();
+                if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) < 0)
+                        return -errno;
+                b = mono_ns();
+                hist[bucket_of(b - a)]++;
+                next += period;
+        }
+        snprintf(path, sizeof(path), "%s/h.%d", dir, getpid());
+        f = fopen(path, "we");
+        if (!f)
+                return -errno;
+        if (fwrite(hist, sizeof(*hist), N_BUCKETS, f) != N_BUCKETS) {
+                fclose(f);
+                return -EIO;
+        }
+        return fclose(f) == 0 ? 0 : -errno;
+}
+
+static int worker(const char *dir, unsigned procs, unsigned hz, unsigned seconds) {
+        int r, status, failed = 0;
+
+        for (unsigned i = 1; i < procs; i++) {
+                pid_t pid = fork();
+
+                if (pid < 0)
+                        return -errno;
+                if (pid == 0)
+                        _exit(run_worker(dir, hz, seconds) < 0 ? 1 : 0);
+        }
+        r = run_worker(dir, hz, seconds);
+        while (wait(&status) > 0)
+                failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        return r < 0 ? r : failed ? -EIO : 0;
+}
+
+static uint64_t percentile(const uint64_t *sum, uint64_t total, double p) {
+        uint64_t want = (uint64_t) ((double) total * p), seen = 0;
+
+        for (unsigned b = 0; b < N_BUCKETS; b++) {
+                seen += sum[b];
+                if (seen > want || (seen == total && seen > 0))
+                        return bucket_top(b);
+        }
+        return 0;
+}
+
+static int report(const char *dir) {
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        uint64_t sum[N_BUCKETS] = {}, total = 0, files = 0;
+        uint32_t h[N_BUCKETS];
+        struct dirent *de;
+
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                char path[4096];
+                FILE *f;
+
+                if (strncmp(de->d_name, "h.", 2) != 0)
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+                f = fopen(path, "re");
+                if (!f)
+                        continue;
+                if (fread(h, sizeof(*h), N_BUCKETS, f) == N_BUCKETS) {
+                        for (unsigned b = 0; b < N_BUCKETS; b++)
+                                sum[b] += h[b], total += h[b];
+                        files++;
+                }
+                fclose(f);
+        }
+        printf("info processes %" PRIu64 "\n", files);
+        printf("info calls %" PRIu64 "\n", total);
+        if (!total)
+                return -ENODATA;
+        printf("info p50_us %.1f\n", (double) percentile(sum, total, 0.50) / 1000);
+        printf("info p99_us %.1f\n", (double) percentile(sum, total, 0.99) / 1000);
+        printf("info p999_us %.1f\n", (double) percentile(sum, total, 0.999) / 1000);
+        printf("info max_us %.1f\n", (double) percentile(sum, total, 1.0) / 1000);
+        return 0;
+}
+
+static unsigned arg_uint(const char *s) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+
+        if (*end || v == 0 || v > 1000000) {
+                fprintf(stderr, "bench-scale: bad number '%s'\n", s);
+                exit(2);
+        }
+        return (unsigned) v;
+}
+
+int main(int argc, char **argv) {
+        int r;
+
+        if (argc == 6 && strcmp(argv[1], "worker") == 0)
+                r = worker(argv[2], arg_uint(argv[3]), arg_uint(argv[4]), arg_uint(argv[5]));
+        else if (argc == 3 && strcmp(argv[1], "report") == 0)
+                r = report(argv[2]);
+        else {
+                fprintf(stderr, "usage: bench-scale worker DIR PROCS HZ SECONDS | report DIR\n");
+                return 2;
+        }
+        if (r < 0) {
+                fprintf(stderr, "bench-scale %s: %s\n", argv[1], strerror(-r));
+                return 1;
+        }
+        return 0;
+}
