@@ -12,6 +12,8 @@
 # Knobs: WERROR=1 (default; 0 to let warnings through), ASAN=1 (build into
 # build-asan/ with ASan+UBSan), V=1 (show commands).
 
+.DEFAULT_GOAL := all
+
 WERROR ?= 1
 ASAN ?= 0
 V ?= 0
