@@ -192,7 +192,7 @@ int tns_oci_metadata_parse(const char *text, struct tns_oci_request *ret, char *
 }
 
 bool tns_oci_has_annotations(json_object *annotations) {
-        if (!annotations)
+        if (!json_object_is_type(annotations, json_type_object))
                 return false;
         json_object_object_foreach(annotations, key, value) {
                 (void) value;
@@ -207,6 +207,8 @@ int tns_oci_annotations_parse(json_object *annotations, struct tns_oci_request *
 
         if (!annotations)
                 return 0;
+        if (!json_object_is_type(annotations, json_type_object))
+                return fail(err, -EINVAL, "\"annotations\" is not an object");
         json_object_object_foreach(annotations, key, value) {
                 char where[128];
                 int r;
