@@ -1,0 +1,339 @@
+#!/usr/bin/env bats
+# timens-runtime, the OCI runtime shim (daemon/timens-runtime/): what it
+# passes through untouched, what it edits, its errors; then the engines
+# that run it, each started here on private sockets and roots without
+# network: runc itself, dockerd 20.10 (--runtime timens, its own
+# containerd), containerd 1.6 (ctr run --runc-binary), podman --runtime.
+# A busybox-static image is made here (docker import, an OCI archive for
+# ctr): no registry is reachable.
+
+# shellcheck disable=SC2154,SC2153,SC2030,SC2031,SC2016,SC2046,SC2086 # run sets output/status/stderr; sh -c scripts; word lists
+load helpers
+load daemon-helpers
+load oci-helpers
+load runtime-helpers
+
+REAL_OFF_NS=$((86400 * NSEC_PER_SEC))
+MONO_OFF_NS=$((7200 * NSEC_PER_SEC))
+BOOT_OFF_NS=$((10 * 86400 * NSEC_PER_SEC))
+SETTINGS=(TIMENS_REALTIME=+1d TIMENS_MONOTONIC=+2h TIMENS_BOOTTIME=+10d)
+# What a container prints: each probe (raw syscalls, vDSO, static), and
+# /proc/uptime.
+LISTING='for p in clockprobe "clockprobe --vdso" clockprobe-static; do echo "== $p"; $p; done; echo "uptime $(cat /proc/uptime)"'
+
+setup_file() {
+        requires_root
+        requires_timensctl
+        requires_timensd
+        build_helpers clockprobe clockprobe-static
+        make -s -C "$ROOT" BUILDDIR="$BUILDDIR" "$BUILDDIR/timens-oci-hook" "$BUILDDIR/timens-runtime" >&2 ||
+                fail "could not build the hook and the runtime"
+        export ROOTFS="$BATS_FILE_TMPDIR/rootfs" RT_CONF="$BATS_FILE_TMPDIR/runtime.conf"
+        oci_build_rootfs "$ROOTFS"
+        : >"$RT_CONF"
+        docker_start
+        containerd_start
+}
+
+teardown_file() {
+        docker_stop
+        containerd_stop
+}
+
+setup() {
+        requires_root
+        start_daemon
+        OCI_DIR=$(mktemp -d "$DAEMON_DIR/oci.XXXXXX")
+        # This build's hook, this test's timensd.
+        printf 'hook = %s\nsocket = %s\ntimensd = %s\n' "$BUILDDIR/timens-oci-hook" "$SOCK" "$TIMENSD" >"$RT_CONF"
+        FAKE_OUT="$BATS_TEST_TMPDIR/fake"
+        mkdir -p "$FAKE_OUT"
+}
+
+teardown() {
+        docker_clean
+        containerd_clean
+        oci_cleanup
+        daemon_teardown
+}
+
+# A runtime that records what it was given: its arguments, its stdin, its
+# pid, the bundle's config.json as it found it; exits 42, or waits for
+# SIGTERM with "wait" as the command.
+fake_runtime() {
+        cat >"$FAKE_OUT/runtime" <<SH
+#!/bin/sh
+printf '%s\n' "\$@" >"$FAKE_OUT/argv"
+echo \$\$ >"$FAKE_OUT/pid"
+[ -f config.json ] && cp config.json "$FAKE_OUT/config.json"
+if [ "\$1" = wait ]; then
+        trap 'echo TERM >"$FAKE_OUT/signal"; exit 0' TERM
+        echo ready >"$FAKE_OUT/ready"
+        while :; do sleep 0.05; done
+fi
+cat >"$FAKE_OUT/stdin"
+exit 42
+SH
+        chmod +x "$FAKE_OUT/runtime"
+}
+
+# shim ARGS...: the runtime with the test's runtime.conf, bounded.
+shim() {
+        timeout -k 5 60 "$RUNTIME" --timens-config "$RT_CONF" "$@"
+}
+
+# env_bundle DIR ENV...: a new bundle of runc spec's printing $LISTING,
+# process.env = PATH=/bin ENV...
+env_bundle() {
+        local b=$1
+        shift
+        rm -rf "$b"
+        oci_bundle "$b" "$ROOTFS" /bin/sh -c "$LISTING"
+        python3 - "$b/config.json" "$@" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["env"] = ["PATH=/bin"] + sys.argv[2:]
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+}
+
+section() {
+        awk -v m="== $1" '$0 == m { on = 1; next } /^== |^uptime / { on = 0 } on' <<<"$listing"
+}
+
+# check_listing REAL MONO BOOT: each probe of $listing, read between
+# $host_before and $host_after, sees the three offsets (ns); /proc/uptime
+# the boottime one.
+check_listing() {
+        local real=$1 mono=$2 boot=$3 p ns up
+        for p in clockprobe "clockprobe --vdso" clockprobe-static; do
+                ns=$(section "$p")
+                [ -n "$ns" ] || fail "no listing of $p in: $listing"
+                assert_within "$p CLOCK_REALTIME - $(fmt_ns "$real")" $(($(probe_ns CLOCK_REALTIME <<<"$ns") - real)) \
+                        "$(probe_ns CLOCK_REALTIME <<<"$host_before")" "$(probe_ns CLOCK_REALTIME <<<"$host_after")"
+                assert_within "$p CLOCK_MONOTONIC - $(fmt_ns "$mono")" $(($(probe_ns CLOCK_MONOTONIC <<<"$ns") - mono)) \
+                        "$(probe_ns CLOCK_MONOTONIC <<<"$host_before")" "$(probe_ns CLOCK_MONOTONIC <<<"$host_after")"
+                assert_within "$p CLOCK_BOOTTIME - $(fmt_ns "$boot")" $(($(probe_ns CLOCK_BOOTTIME <<<"$ns") - boot)) \
+                        "$(probe_ns CLOCK_BOOTTIME <<<"$host_before")" "$(probe_ns CLOCK_BOOTTIME <<<"$host_after")"
+        done
+        up=$(awk '$1 == "uptime" { print $2 }' <<<"$listing")
+        up=${up%%.*}
+        [ -n "$up" ] || fail "no uptime in: $listing"
+        assert_within "/proc/uptime - $(fmt_ns "$boot")" $((up * NSEC_PER_SEC - boot + NSEC_PER_SEC / 2)) \
+                "$(probe_ns CLOCK_BOOTTIME <<<"$host_before")" "$(probe_ns CLOCK_BOOTTIME <<<"$host_after")"
+}
+
+# listing_of CMD...: runs CMD (which prints $LISTING) between two host
+# readings; its stdout in $listing.
+listing_of() {
+        host_before=$("$HELPERS/clockprobe")
+        run --separate-stderr "$@"
+        host_after=$("$HELPERS/clockprobe")
+        [ "$status" -eq 0 ] || fail "$* failed ($status): $stderr $output"
+        listing=$output
+}
+
+# ---------------------------------------------------------------- the shim
+
+@test "runtime: --timens-help, and --help shows ours before the runtime's" {
+        run -0 "$RUNTIME" --timens-help
+        [[ "$output" == *"Usage: timens-runtime"* ]] || fail "no usage: $output"
+        [[ "$output" == *TIMENS_BOOTTIME* && "$output" == *--timens-runtime* ]] || fail "incomplete help: $output"
+        run -0 shim --help
+        [[ "$output" == *"Usage: timens-runtime"* && "$output" == *"runc"* ]] || fail "$output"
+}
+
+@test "runtime: any other command passes through untouched: arguments, stdin, exit status, same process" {
+        fake_runtime
+        run -42 bash -c 'echo $$ >"$1/shell"; exec "$2" --timens-config "$3" --timens-runtime "$1/runtime" \
+                --root /r --log /l --log-format json state "a b" <<<"hello"' bash "$FAKE_OUT" "$RUNTIME" "$RT_CONF"
+        run -0 cat "$FAKE_OUT/argv"
+        [ "$output" = "$(printf '%s\n' --root /r --log /l --log-format json state "a b")" ] || fail "argv: $output"
+        [ "$(cat "$FAKE_OUT/stdin")" = hello ] || fail "stdin: $(cat "$FAKE_OUT/stdin")"
+        # exec, not fork: the runtime is the process the engine started.
+        [ "$(cat "$FAKE_OUT/pid")" = "$(cat "$FAKE_OUT/shell")" ] || fail "not the same process"
+}
+
+@test "runtime: a signal to the runtime's pid reaches the real runtime" {
+        fake_runtime
+        setsid "$RUNTIME" --timens-config "$RT_CONF" --timens-runtime "$FAKE_OUT/runtime" wait 3>&- &
+        local pid=$!
+        BG_PIDS+=("$pid")
+        wait_for_file "$FAKE_OUT/ready"
+        [ "$(cat "$FAKE_OUT/pid")" = "$pid" ] || fail "the runtime is not the process started"
+        kill -TERM "$pid"
+        wait_for_exit "$pid" 10
+        [ "$(cat "$FAKE_OUT/signal")" = TERM ] || fail "the runtime did not get SIGTERM"
+}
+
+@test "runtime: create without timens settings leaves config.json exactly as it was" {
+        fake_runtime
+        env_bundle "$OCI_DIR/b" OTHER=1
+        cp "$OCI_DIR/b/config.json" "$OCI_DIR/orig.json"
+        local ino
+        ino=$(stat -c %i "$OCI_DIR/b/config.json")
+        run -42 shim --timens-runtime "$FAKE_OUT/runtime" --root /r create --bundle "$OCI_DIR/b" c1 </dev/null
+        cmp "$OCI_DIR/orig.json" "$OCI_DIR/b/config.json" || fail "config.json changed"
+        [ "$(stat -c %i "$OCI_DIR/b/config.json")" = "$ino" ] || fail "config.json was rewritten"
+        [ "$(cat "$FAKE_OUT/argv")" = "$(printf '%s\n' --root /r create --bundle "$OCI_DIR/b" c1)" ]
+}
+
+@test "runtime: create with TIMENS_* writes the annotations and the hook entries, keeps the rest (bundle from cwd, run)" {
+        fake_runtime
+        env_bundle "$OCI_DIR/b" TIMENS_REALTIME=2030-01-01 TIMENS_BOOTTIME=+1d TIMENS_NAME=web
+        oci_config_set "$OCI_DIR/b" "c['annotations'] = {'keep.me': 'yes', 'org.timens.boottime': '+2d'}"
+        (cd "$OCI_DIR/b" && TZ=Asia/Tokyo timeout 60 "$RUNTIME" --timens-config "$RT_CONF" \
+                --timens-runtime "$FAKE_OUT/runtime" run -d c1 </dev/null) || [ $? = 42 ] || fail "run failed"
+        python3 - "$FAKE_OUT/config.json" "$BUILDDIR/timens-oci-hook" "$SOCK" "$TIMENSD" <<'PY'
+import json, sys
+c, hook, sock, timensd = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+a = c["annotations"]
+assert a == {"keep.me": "yes", "org.timens.boottime": "+2d", "org.timens.realtime": "2029-12-31T15:00:00Z",
+             "org.timens.name": "web"}, a
+for stage, last in (("createRuntime", []), ("poststop", ["poststop"])):
+    hooks = c["hooks"][stage]
+    assert [h["path"] for h in hooks] == [hook], hooks
+    assert hooks[0]["args"] == ["timens-oci-hook", "--socket", sock, "--timensd", timensd] + last, hooks
+assert c["process"]["args"][0] == "/bin/sh", c["process"]
+PY
+}
+
+@test "runtime: bad settings fail create with the reason on stderr and in the --log file, config.json untouched" {
+        fake_runtime
+        local b="$OCI_DIR/b" log="$OCI_DIR/log.json" v
+        env_bundle "$b" TIMENS_REALTIME=+1d
+        for v in TIMENS_REALTIME=soon TIMENS_BOOTTIME=2030-01-01 TIMENS_REALTIM=+1d TIMENS_FAKETIME=+1d TIMENS_NAME=-x; do
+                env_bundle "$b" "$v"
+                cp "$b/config.json" "$OCI_DIR/orig.json"
+                rm -f "$FAKE_OUT/argv" "$log"
+                run -1 --separate-stderr shim --timens-runtime "$FAKE_OUT/runtime" --log "$log" --log-format json \
+                        create --bundle "$b" c1
+                [[ "$stderr" == "timens-runtime: Container c1: environment variable ${v%%=*}"* ]] || fail "$v: $stderr"
+                python3 -c 'import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])]
+assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Container c1"), e' "$log" ||
+                        fail "$v: not in the log"
+                cmp "$OCI_DIR/orig.json" "$b/config.json" || fail "$v: config.json changed"
+                [ ! -e "$FAKE_OUT/argv" ] || fail "$v: the runtime ran"
+                [ "$(find "$b" -maxdepth 1 -name 'config.json.*' | wc -l)" = 0 ] || fail "$v: a temporary file is left"
+        done
+        [[ "$stderr" == *"not a namespace name"* ]] || fail "$stderr"
+}
+
+@test "runtime: a container id that is no namespace name needs TIMENS_NAME, said so" {
+        fake_runtime
+        env_bundle "$OCI_DIR/b" TIMENS_REALTIME=+1d
+        run -1 --separate-stderr shim --timens-runtime "$FAKE_OUT/runtime" create --bundle "$OCI_DIR/b" 12345
+        [[ "$stderr" == *"Container id '12345' is not a namespace name: set TIMENS_NAME"* ]] || fail "$stderr"
+}
+
+@test "runtime: runtime.conf errors name the file and line; the missing hook is said so" {
+        fake_runtime
+        env_bundle "$OCI_DIR/b" TIMENS_REALTIME=+1d
+        printf 'runtime = runc\nmod = agent\n' >"$OCI_DIR/bad.conf"
+        run -1 --separate-stderr "$RUNTIME" --timens-config "$OCI_DIR/bad.conf" state x
+        [[ "$stderr" == *"$OCI_DIR/bad.conf:2: unknown key 'mod'"* ]] || fail "$stderr"
+        run -1 --separate-stderr "$RUNTIME" --timens-config "$OCI_DIR/none.conf" state x
+        [[ "$stderr" == *"Failed to open $OCI_DIR/none.conf"* ]] || fail "$stderr"
+        printf 'hook = /nonexistent/hook\n' >"$OCI_DIR/nohook.conf"
+        run -1 --separate-stderr "$RUNTIME" --timens-config "$OCI_DIR/nohook.conf" --timens-runtime "$FAKE_OUT/runtime" \
+                create --bundle "$OCI_DIR/b" c1
+        [[ "$stderr" == *"the hook /nonexistent/hook cannot be run"* ]] || fail "$stderr"
+        printf 'runtime = %s\n' "$RUNTIME" >"$OCI_DIR/self.conf"
+        run -1 --separate-stderr "$RUNTIME" --timens-config "$OCI_DIR/self.conf" state x
+        [[ "$stderr" == *"timens-runtime itself"* ]] || fail "$stderr"
+}
+
+@test "runtime: \$TIMENS_RUNTIME_CONFIG names the configuration, runtime= the real runtime" {
+        fake_runtime
+        printf 'runtime = %s\n' "$FAKE_OUT/runtime" >"$OCI_DIR/fake.conf"
+        TIMENS_RUNTIME_CONFIG="$OCI_DIR/fake.conf" run -42 timeout 20 "$RUNTIME" --version </dev/null
+        [ "$(cat "$FAKE_OUT/argv")" = --version ]
+}
+
+@test "runtime: runc through the shim, settings from the environment: every clock, /proc/uptime" {
+        requires_runtime runc
+        env_bundle "$OCI_DIR/b" "${SETTINGS[@]}"
+        listing_of shim --root "$OCI_DIR/runc-root" run --bundle "$OCI_DIR/b" rt-runc
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        # poststop: the namespace went with the container.
+        wait_namespaces 0
+}
+
+@test "runtime: runc through the shim without settings runs as plain runc (host clocks, no namespace)" {
+        requires_runtime runc
+        env_bundle "$OCI_DIR/b"
+        listing_of shim --root "$OCI_DIR/runc-root" run --bundle "$OCI_DIR/b" rt-plain
+        check_listing 0 0 0
+        grep -q "Created namespace" "$DAEMON_DIR/log" && fail "timensd made a namespace"
+        true
+}
+
+# ---------------------------------------------------------------- docker
+
+@test "docker: run --runtime timens -e TIMENS_*: every clock, /proc/uptime" {
+        requires_docker
+        listing_of dk run --rm --network none --runtime timens $(printf -- '-e %s ' "${SETTINGS[@]}") "$IMAGE" \
+                sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        wait_namespaces 0
+}
+
+@test "docker: date in a container of --runtime timens -e TIMENS_REALTIME=+1d is a day ahead" {
+        requires_docker
+        local before after d
+        before=$(date +%s)
+        run -0 dk run --rm --network none --runtime timens -e TIMENS_REALTIME=+1d "$IMAGE" date +%s
+        after=$(date +%s)
+        d=$output
+        ((d >= before + 86400 - 1 && d <= after + 86400 + 1)) || fail "date $d, host $before..$after"
+}
+
+@test "docker: --runtime timens without settings is plain runc: host clocks, no namespace" {
+        requires_docker
+        listing_of dk run --rm --network none --runtime timens "$IMAGE" sh -c "$LISTING"
+        check_listing 0 0 0
+        grep -q "Created namespace" "$DAEMON_DIR/log" && fail "timensd made a namespace"
+        true
+}
+
+@test "docker: bad settings: docker run fails with the reason, nothing is left running" {
+        requires_docker
+        run --separate-stderr dk run --name bad --network none --runtime timens -e TIMENS_BOOTTIME=tomorrow "$IMAGE" true
+        [ "$status" -ne 0 ] || fail "docker run succeeded"
+        [[ "$stderr" == *"timens-runtime: Container"*"environment variable TIMENS_BOOTTIME: 'tomorrow' is not an offset"* ]] ||
+                fail "no reason: $stderr"
+        run -0 dk ps -q
+        [ -z "$output" ] || fail "a container runs: $output"
+        [ "$(namespaces_left)" = 0 ] || fail "a namespace is left"
+}
+
+@test "docker: exec into a running container sees its clocks, /proc/uptime too, after exec'd processes came and went" {
+        requires_docker
+        run -0 dk run -d --name ex --network none --runtime timens $(printf -- '-e %s ' "${SETTINGS[@]}") "$IMAGE" \
+                sleep 1000
+        # Processes that enter and leave, one still there: the cover of
+        # /proc/uptime must outlive each (it once died with the first).
+        run -0 dk exec ex cat /proc/uptime
+        run -0 dk exec -d ex sleep 1000
+        run -0 dk exec ex true
+        listing_of dk exec ex sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        grep -q "Failed to cover" "$DAEMON_DIR/log" && fail "timensd could not cover /proc"
+        true
+}
+
+@test "docker: stop/start and restart keep the clocks" {
+        requires_docker
+        run -0 dk run -d --name st --network none --runtime timens $(printf -- '-e %s ' "${SETTINGS[@]}") "$IMAGE" \
+                sleep 1000
+        run -0 dk stop -t 1 st
+        run -0 dk start st
+        listing_of dk exec st sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        run -0 dk restart -t 1 st
+        listing_of dk exec st sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        # One namespace, the container's, however often it started.
+        [ "$(namespaces_left)" = 1 ] || fail "$(tns list)"
+}
