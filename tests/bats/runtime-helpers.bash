@@ -180,3 +180,49 @@ containerd_stop() {
 requires_containerd() {
         [ -z "${CONTAINERD_SKIP:-}" ] || skip "$CONTAINERD_SKIP"
 }
+
+# podman_start: storage and configuration of the test's own (rootful, vfs),
+# the image imported; PODMAN_SKIP with the reason otherwise. podman hands
+# the runtime no environment of ours: the configuration goes in by
+# --runtime-flag, which podman puts first on the runtime's command line.
+podman_start() {
+        export PODMAN_SKIP=""
+        command -v podman >/dev/null || {
+                export PODMAN_SKIP="podman is not installed (scripts/deps.sh installs it)"
+                return 0
+        }
+        export PODMAN_DIR="$BATS_FILE_TMPDIR/podman"
+        mkdir -p "$PODMAN_DIR"
+        cat >"$PODMAN_DIR/containers.conf" <<CONF
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+netns = "none"
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+CONF
+        cat >"$PODMAN_DIR/storage.conf" <<CONF
+[storage]
+driver = "vfs"
+graphroot = "$PODMAN_DIR/graph"
+runroot = "$PODMAN_DIR/run"
+CONF
+        export CONTAINERS_CONF="$PODMAN_DIR/containers.conf" CONTAINERS_STORAGE_CONF="$PODMAN_DIR/storage.conf"
+        tar -C "$ROOTFS" -cf "$PODMAN_DIR/rootfs.tar" . &&
+                timeout 120 podman import --change 'ENV PATH=/bin' "$PODMAN_DIR/rootfs.tar" localhost/timens-bb \
+                        >/dev/null 2>&1 || export PODMAN_SKIP="podman import failed here"
+}
+
+pm() {
+        timeout -k 5 120 podman --runtime "$RUNTIME" --runtime-flag "timens-config=$RT_CONF" "$@"
+}
+
+podman_stop() {
+        [ -n "${PODMAN_DIR:-}" ] && [ -z "${PODMAN_SKIP:-}" ] || return 0
+        timeout 60 podman rm --all --force >/dev/null 2>&1 || true
+        timeout 60 podman rmi --all --force >/dev/null 2>&1 || true
+}
+
+requires_podman() {
+        [ -z "${PODMAN_SKIP:-}" ] || skip "$PODMAN_SKIP"
+}

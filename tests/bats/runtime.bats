@@ -33,11 +33,13 @@ setup_file() {
         : >"$RT_CONF"
         docker_start
         containerd_start
+        podman_start
 }
 
 teardown_file() {
         docker_stop
         containerd_stop
+        podman_stop
 }
 
 setup() {
@@ -53,6 +55,7 @@ setup() {
 teardown() {
         docker_clean
         containerd_clean
+        [ -z "${PODMAN_SKIP:-}" ] && timeout 60 podman rm --all --force >/dev/null 2>&1 || true
         oci_cleanup
         daemon_teardown
 }
@@ -336,4 +339,109 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
         # One namespace, the container's, however often it started.
         [ "$(namespaces_left)" = 1 ] || fail "$(tns list)"
+}
+
+# ---------------------------------------------------------------- containerd
+
+@test "containerd: ctr run --runc-binary timens-runtime --env TIMENS_*: every clock, /proc/uptime" {
+        requires_containerd
+        listing_of ct run --rm --runc-binary "$RUNTIME" $(printf -- '--env %s ' "${SETTINGS[@]}") "$CT_IMAGE" ct-env \
+                sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        wait_namespaces 0
+}
+
+@test "containerd: ctr run --annotation org.timens.*: every clock; an annotation wins over the environment" {
+        requires_containerd
+        listing_of ct run --rm --runc-binary "$RUNTIME" --annotation org.timens.realtime=+1d \
+                --annotation org.timens.monotonic=+2h --annotation org.timens.boottime=+10d \
+                --env TIMENS_REALTIME=+5d "$CT_IMAGE" ct-ann sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+}
+
+@test "containerd: without settings the container runs as under runc: host clocks, no namespace" {
+        requires_containerd
+        listing_of ct run --rm --runc-binary "$RUNTIME" "$CT_IMAGE" ct-plain sh -c "$LISTING"
+        check_listing 0 0 0
+        grep -q "Created namespace" "$DAEMON_DIR/log" && fail "timensd made a namespace"
+        true
+}
+
+@test "containerd: bad settings: ctr run fails with the reason, nothing is left" {
+        requires_containerd
+        run --separate-stderr ct run --rm --runc-binary "$RUNTIME" --annotation org.timens.monotonic=2030-01-01 \
+                "$CT_IMAGE" ct-bad true
+        [ "$status" -ne 0 ] || fail "ctr run succeeded"
+        [[ "$stderr" == *"timens-runtime: Container ct-bad: annotation org.timens.monotonic: '2030-01-01' is not an offset"* ]] ||
+                fail "no reason: $stderr"
+        run -0 ct tasks ls -q
+        [ -z "$output" ] || fail "a task is left: $output"
+        [ "$(namespaces_left)" = 0 ] || fail "a namespace is left"
+}
+
+@test "containerd: ctr tasks exec into a running container sees its clocks" {
+        requires_containerd
+        run -0 ct run -d --runc-binary "$RUNTIME" $(printf -- '--env %s ' "${SETTINGS[@]}") "$CT_IMAGE" ct-exec \
+                sleep 1000
+        run -0 ct tasks exec --exec-id e1 ct-exec cat /proc/uptime
+        listing_of ct tasks exec --exec-id e2 ct-exec sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+}
+
+# The CRI runtime handler a RuntimeClass `timens` selects: containerd
+# reads it (appended to its config, the way the file says to install it)
+# and its CRI plugin starts with it. No kubelet or crictl runs here.
+@test "containerd: contrib/timens-runtime/containerd-cri.toml is accepted by containerd's CRI plugin" {
+        requires_containerd
+        local d pid
+        d=$(mktemp -d /tmp/tns-cri.XXXXXX)
+        sed "s|/usr/local/bin/timens-runtime|$RUNTIME|" "$ROOT/contrib/timens-runtime/containerd-cri.toml" >"$d/timens.toml"
+        # A node's config.toml as `containerd config default` writes it,
+        # moved into the test's directory, with ours appended.
+        {
+                containerd config default | sed -e "s|\"/var/lib/containerd\"|\"$d/root\"|; s|\"/run/containerd\"|\"$d/state\"|" \
+                        -e "s|\"/run/containerd/containerd.sock\"|\"$d/c.sock\"|; s|\"/opt/containerd\"|\"$d/opt\"|" \
+                        -e "s|\"/opt/cni/bin\"|\"$d/cni-bin\"|; s|\"/etc/cni/net.d\"|\"$d/cni-conf\"|"
+                cat "$d/timens.toml"
+        } >"$d/config.toml"
+        grep -qE '/var/lib/containerd|"/run/containerd|/opt/containerd' "$d/config.toml" &&
+                fail "the default config names other host paths now: $(cat "$d/config.toml")"
+        containerd --config "$d/config.toml" config dump >"$d/dump.toml" || fail "config dump failed"
+        python3 - "$RUNTIME" "$d/dump.toml" <<'PY' || fail "the dump lacks the runtime: $(cat "$d/dump.toml")"
+import sys, tomllib
+c = tomllib.loads(open(sys.argv[2]).read())
+rt = c["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["timens"]
+assert rt["runtime_type"] == "io.containerd.runc.v2", rt
+assert rt["options"]["BinaryName"] == sys.argv[1], rt
+assert "org.timens.*" in rt["pod_annotations"] and "org.timens.*" in rt["container_annotations"], rt
+PY
+        setsid containerd --config "$d/config.toml" </dev/null >"$d/log" 2>&1 3>&- &
+        pid=$!
+        BG_PIDS+=("$pid")
+        wait_until 60 ctr --address "$d/c.sock" version || fail "containerd did not start: $(cat "$d/log")"
+        run -0 timeout 30 ctr --address "$d/c.sock" plugins ls
+        kill -TERM "$pid"
+        wait_for_exit "$pid" 30
+        umount_under "$d"
+        rm -rf "$d"
+        [ "$(awk '$1 == "io.containerd.grpc.v1" && $2 == "cri" { print $NF }' <<<"$output")" = ok ] ||
+                fail "the CRI plugin did not load: $output"
+}
+
+# ---------------------------------------------------------------- podman
+
+@test "podman: --runtime timens-runtime -e TIMENS_*: every clock, /proc/uptime; exec too" {
+        requires_podman
+        listing_of pm run --rm $(printf -- '-e %s ' "${SETTINGS[@]}") localhost/timens-bb sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        run -0 pm run -d --name pex $(printf -- '-e %s ' "${SETTINGS[@]}") localhost/timens-bb sleep 1000
+        listing_of pm exec pex sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+}
+
+@test "podman: --runtime timens-runtime with bad settings fails with the reason" {
+        requires_podman
+        run --separate-stderr pm run --rm -e TIMENS_REALTIME=bad localhost/timens-bb true
+        [ "$status" -ne 0 ] || fail "podman run succeeded"
+        [[ "$stderr" == *"environment variable TIMENS_REALTIME: 'bad' is not an offset or a date"* ]] || fail "$stderr"
 }
