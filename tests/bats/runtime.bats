@@ -445,3 +445,143 @@ PY
         [ "$status" -ne 0 ] || fail "podman run succeeded"
         [[ "$stderr" == *"environment variable TIMENS_REALTIME: 'bad' is not an offset or a date"* ]] || fail "$stderr"
 }
+
+# ---------------------------------------------------------------- Kubernetes
+
+# The manifests, offline (no cluster here): they parse, and what they
+# name agrees with the rest of the tree.
+@test "kubernetes: contrib/kubernetes YAML is valid and agrees with the CRI handler, the image and the shim" {
+        python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
+        python3 - "$ROOT" "$BATS_TEST_TMPDIR" <<'PY'
+import json, os, sys, tomllib, yaml
+root, tmp = sys.argv[1], sys.argv[2]
+k = os.path.join(root, "contrib/kubernetes")
+docs = {}
+for f in ("daemonset.yaml", "runtimeclass.yaml", "example-pod.yaml"):
+    for d in yaml.safe_load_all(open(os.path.join(k, f))):
+        assert d["apiVersion"] and d["metadata"]["name"], (f, d)
+        docs[d["kind"]] = d
+rc, ds, pod = docs["RuntimeClass"], docs["DaemonSet"], docs["Pod"]
+cri = tomllib.load(open(os.path.join(root, "contrib/timens-runtime/containerd-cri.toml"), "rb"))
+handlers = cri["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+assert rc["handler"] in handlers, (rc, handlers)
+assert pod["spec"]["runtimeClassName"] == rc["metadata"]["name"]
+spec = ds["spec"]["template"]["spec"]
+assert ds["spec"]["selector"]["matchLabels"].items() <= ds["spec"]["template"]["metadata"]["labels"].items()
+assert spec["hostPID"] is True
+c = spec["containers"][0]
+assert c["securityContext"]["privileged"] is True
+vols = {v["name"]: v for v in spec["volumes"]}
+mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
+assert vols[mounts["/run/timens"]]["hostPath"]["path"] == "/run/timens"
+env = {e["name"]: e["value"] for e in c["env"]}
+for path, name in mounts.items():
+    if path.startswith(env["HOST"] + "/"):
+        assert vols[name]["hostPath"]["path"] == path[len(env["HOST"]):], (path, vols[name])
+# What the manifests run is in the image.
+copied = [l.split()[-1] for l in open(os.path.join(k, "Containerfile")) if l.startswith("COPY")]
+probe = c["readinessProbe"]["exec"]["command"][0]
+assert probe in copied, (probe, copied)
+for l in open(os.path.join(k, "Containerfile")):
+    if l.startswith("COPY"):
+        for src in l.split()[1:-1]:
+            assert src.startswith("build/") or os.path.exists(os.path.join(root, src)), src
+# The example pod's annotations, as the CRI puts them into config.json.
+json.dump({"ociVersion": "1.0.2", "process": {"args": ["date"], "env": ["PATH=/bin"]},
+           "annotations": pod["metadata"]["annotations"]}, open(os.path.join(tmp, "config.json"), "w"))
+PY
+        fake_runtime
+        run -42 shim --timens-runtime "$FAKE_OUT/runtime" create --bundle "$BATS_TEST_TMPDIR" pod-ctr </dev/null
+        python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["hooks"]["createRuntime"] and c["annotations"]["org.timens.name"] == "ci-2030", c' "$BATS_TEST_TMPDIR/config.json"
+}
+
+@test "kubernetes: the shipped runtime.conf is read as it is" {
+        fake_runtime
+        run -42 "$RUNTIME" --timens-config "$ROOT/contrib/timens-runtime/runtime.conf" \
+                --timens-runtime "$FAKE_OUT/runtime" state x </dev/null
+}
+
+# contrib/kubernetes/Containerfile built with docker build, offline: the
+# base is a busybox-static root with the shared libraries the programs
+# link (ldd), imported; the build context holds exactly the tree's files
+# the Containerfile copies.
+build_node_image() {
+        local base="$DOCKER_DIR/base" ctx="$DOCKER_DIR/ctx" p lib
+        [ -n "$(dk images -q timens-node:test)" ] && return 0
+        rm -rf "$base" "$ctx"
+        mkdir -p "$base/bin" "$base/tmp" "$base/etc" "$ctx"
+        cp /bin/busybox "$base/bin/busybox"
+        for p in $(/bin/busybox --list); do
+                [ "$p" = busybox ] || ln -sf busybox "$base/bin/$p"
+        done
+        for p in timensd timensctl timens-runtime timens-oci-hook; do
+                for lib in $(ldd "$BUILDDIR/$p" | grep -oE '/[^ ]+'); do
+                        mkdir -p "$base$(dirname "$lib")"
+                        cp -L "$lib" "$base$lib"
+                done
+        done
+        tar -C "$base" -cf "$DOCKER_DIR/base.tar" . && dk import "$DOCKER_DIR/base.tar" timens-base:test >/dev/null ||
+                fail "docker import of the base failed"
+        (cd "$ROOT" && cp --parents contrib/kubernetes/Containerfile contrib/kubernetes/timens-node.sh \
+                contrib/timens-runtime/containerd-cri.toml systemd/timensd.service.in systemd/timensd.socket \
+                systemd/timensd-agent.socket "$ctx/") || fail "copy of the tree failed"
+        mkdir -p "$ctx/build"
+        cp "$BUILDDIR/timensd" "$BUILDDIR/timensctl" "$BUILDDIR/timens-runtime" "$BUILDDIR/timens-oci-hook" "$ctx/build/"
+        run -0 dk build -q -f "$ctx/contrib/kubernetes/Containerfile" --build-arg BASE=timens-base:test \
+                --build-arg PACKAGES= -t timens-node:test "$ctx"
+}
+
+@test "kubernetes: the Containerfile builds with docker build, its programs run in the image" {
+        requires_docker
+        build_node_image
+        run -0 dk run --rm --network none --entrypoint /opt/timens/sbin/timensd timens-node:test --version
+        run -0 dk run --rm --network none --entrypoint /opt/timens/bin/timens-runtime timens-node:test --timens-help
+        [[ "$output" == *"Usage: timens-runtime"* ]] || fail "$output"
+        run -0 dk run --rm --network none timens-node:test --help
+        [[ "$output" == *"timens-node install"* ]] || fail "$output"
+}
+
+@test "kubernetes: timens-node install puts the programs, runtime.conf and the CRI handler onto the node, once" {
+        requires_docker
+        build_node_image
+        local host="$DOCKER_DIR/node"
+        mkdir -p "$host/etc/containerd"
+        containerd config default >"$host/etc/containerd/config.toml"
+        run -0 dk run --rm --network none -v "$host:/host" timens-node:test install
+        run -0 dk run --rm --network none -v "$host:/host" timens-node:test install
+        [ -x "$host/opt/timens/bin/timens-runtime" ] && [ -x "$host/opt/timens/libexec/timens-oci-hook" ] &&
+                [ -x "$host/opt/timens/sbin/timensd" ] || fail "programs missing: $(find "$host/opt")"
+        [ "$(grep -c 'runtimes\.timens\]' "$host/etc/containerd/config.toml")" = 1 ] || fail "the handler is not there once"
+        grep -q 'BinaryName = "/opt/timens/bin/timens-runtime"' "$host/etc/containerd/config.toml" || fail "BinaryName"
+        containerd --config "$host/etc/containerd/config.toml" config dump >/dev/null || fail "containerd refuses the config"
+        fake_runtime
+        run -42 "$RUNTIME" --timens-config "$host/etc/timens/runtime.conf" --timens-runtime "$FAKE_OUT/runtime" state x </dev/null
+        grep -qx 'hook = /opt/timens/libexec/timens-oci-hook' "$host/etc/timens/runtime.conf" || fail "hook="
+}
+
+# The DaemonSet's pod without a node systemd (TIMENSD_MODE=pod): timensd
+# in a privileged container with the host's pids and a /run/timens of the
+# test's, serving a container that timens-runtime started.
+@test "kubernetes: timensd of the image, in a pod-like container, serves containers started through the shim" {
+        requires_docker
+        build_node_image
+        local run_dir host="$DOCKER_DIR/node2"
+        run_dir=$(mktemp -d /tmp/tns-run.XXXXXX)
+        mkdir -p "$host"
+        # The DaemonSet's privileged: true, less CAP_SYS_RESOURCE, which
+        # this machine's bounding set lacks (docker's --privileged fails).
+        run -0 dk run -d --name node-timensd --network none --pid host -e TIMENSD_MODE=pod \
+                --cap-add SYS_ADMIN --cap-add SYS_PTRACE --cap-add DAC_READ_SEARCH --cap-add NET_ADMIN \
+                --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+                --device /dev/fuse \
+                -v "$run_dir:/run/timens" -v "$host:/host" timens-node:test run
+        wait_until 60 test -S "$run_dir/timensd.sock" || fail "no socket: $(dk logs node-timensd 2>&1)"
+        printf 'hook = %s\nsocket = %s\n' "$BUILDDIR/timens-oci-hook" "$run_dir/timensd.sock" >"$RT_CONF"
+        listing_of dk run --rm --network none --runtime timens $(printf -- '-e %s ' "${SETTINGS[@]}") "$IMAGE" \
+                sh -c "$LISTING"
+        dk rm -f node-timensd >/dev/null
+        rm -rf "$run_dir"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+}
