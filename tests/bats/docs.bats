@@ -78,3 +78,15 @@ options_of() {
         done
         [ ${#missing[@]} -eq 0 ] || fail "not in timens-oci-hook(8): ${missing[*]}"
 }
+
+@test "timens-runtime: --timens-help exits 0, its options and variables are in timens-runtime(8)" {
+        local rt="$BUILDDIR/timens-runtime" o man missing=()
+        [ -x "$rt" ] || skip "no $rt (make)"
+        run -0 --separate-stderr "$rt" --timens-help
+        [[ $output == *"Usage: timens-runtime"* ]]
+        man=$(man_text timens-runtime.8)
+        for o in $(grep -oE -- '--timens-[a-z-]+|TIMENS_[A-Z_]+' <<<"$output" | sort -u); do
+                grep -qF -- "$o" <<<"$man" || missing+=("$o")
+        done
+        [ ${#missing[@]} -eq 0 ] || fail "not in timens-runtime(8): ${missing[*]}"
+}
