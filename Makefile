@@ -300,7 +300,7 @@ fuzz: deps-auto $(FUZZ_BINS)
 lint:
 	@scripts/deps.sh --check lint >/dev/null 2>&1 || scripts/deps.sh lint
 	clang-format --dry-run --Werror $(LIB_SRCS) $(CTL_SRCS) $(TIMENSD_SRCS) $(HOOK_SRCS) $(RUNTIME_SRCS) $(LIB_HDRS) $(wildcard daemon/*/*.h daemon/timensd/bpf/*.c)
-	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run
+	shellcheck -x scripts/*.sh tests/*.sh tests/bench/*.sh .ci/run contrib/kubernetes/timens-node.sh
 	shellcheck -s bash -x tests/bats/*.bats tests/bats/*.bash contrib/bash-completion/timensctl
 	# memleak: cppcheck does not understand __attribute__((cleanup)), which
 	# frees on every return (CONTRIBUTING.md); ASan's leak checker covers it.

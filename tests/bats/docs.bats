@@ -85,8 +85,8 @@ options_of() {
         run -0 --separate-stderr "$rt" --timens-help
         [[ $output == *"Usage: timens-runtime"* ]]
         man=$(man_text timens-runtime.8)
-        for o in $(grep -oE -- '--timens-[a-z-]+|TIMENS_[A-Z_]+' <<<"$output" | sort -u); do
+        while read -r o; do
                 grep -qF -- "$o" <<<"$man" || missing+=("$o")
-        done
+        done < <(grep -oE -- '--timens-[a-z-]+|TIMENS_[A-Z_]+' <<<"$output" | sort -u)
         [ ${#missing[@]} -eq 0 ] || fail "not in timens-runtime(8): ${missing[*]}"
 }

@@ -45,9 +45,9 @@ wait_until() {
 # Unmounts whatever a daemon left under DIR (overlay, shm, netns), deepest first.
 umount_under() {
         local m
-        for m in $(awk -v d="$1" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
+        while read -r m; do
                 umount -l "$m" 2>/dev/null || true
-        done
+        done < <(awk -v d="$1" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
 }
 
 # docker_start: exports DOCKER_DIR, or DOCKER_SKIP with the reason.
@@ -78,19 +78,19 @@ JSON
                 </dev/null >"$DOCKER_DIR/dockerd.log" 2>&1 3>&- &
         echo $! >"$DOCKER_DIR/dockerd.bgpid"
         if ! wait_until 90 dk version; then
-                export DOCKER_SKIP="dockerd did not start here: $(tail -3 "$DOCKER_DIR/dockerd.log" | tr '\n' ' ')"
+                DOCKER_SKIP="dockerd did not start here: $(tail -3 "$DOCKER_DIR/dockerd.log" | tr '\n' ' ')"
+                export DOCKER_SKIP
                 docker_stop
                 return 0
         fi
-        tar -C "$ROOTFS" -cf "$DOCKER_DIR/rootfs.tar" . &&
-                dk import --change 'ENV PATH=/bin' "$DOCKER_DIR/rootfs.tar" "$IMAGE" >/dev/null ||
-                fail "docker import failed"
+        tar -C "$ROOTFS" -cf "$DOCKER_DIR/rootfs.tar" . || fail "tar of the rootfs failed"
+        dk import --change 'ENV PATH=/bin' "$DOCKER_DIR/rootfs.tar" "$IMAGE" >/dev/null || fail "docker import failed"
 }
 
 docker_stop() {
         local pid
         [ -n "${DOCKER_DIR:-}" ] && [ -d "$DOCKER_DIR" ] || return 0
-        dk rm -f $(dk ps -aq 2>/dev/null) >/dev/null 2>&1 || true
+        [ -n "${DOCKER_SKIP:-}" ] || docker_clean
         pid=$(cat "$DOCKER_DIR/dockerd.bgpid" 2>/dev/null)
         if [ -n "$pid" ]; then
                 kill -TERM "$pid" 2>/dev/null || true
@@ -108,8 +108,8 @@ requires_docker() {
 docker_clean() {
         [ -z "${DOCKER_SKIP:-}" ] && [ -n "${DOCKER_DIR:-}" ] || return 0
         local ids
-        ids=$(dk ps -aq 2>/dev/null)
-        [ -z "$ids" ] || dk rm -f $ids >/dev/null 2>&1 || true
+        mapfile -t ids < <(dk ps -aq 2>/dev/null)
+        [ ${#ids[@]} -eq 0 ] || dk rm -f "${ids[@]}" >/dev/null 2>&1 || true
 }
 
 ct() {
@@ -121,10 +121,10 @@ ct() {
 # containerd hands down to its shims and they to the runtime.
 containerd_start() {
         export CONTAINERD_SKIP=""
-        command -v containerd >/dev/null && command -v ctr >/dev/null || {
+        if ! command -v containerd >/dev/null || ! command -v ctr >/dev/null; then
                 export CONTAINERD_SKIP="containerd is not installed (scripts/deps.sh installs it)"
                 return 0
-        }
+        fi
         CT_DIR=$(mktemp -d /tmp/tns-ct.XXXXXX)
         export CT_DIR
         cat >"$CT_DIR/config.toml" <<TOML
@@ -143,13 +143,15 @@ TOML
                 </dev/null >"$CT_DIR/containerd.log" 2>&1 3>&- &
         echo $! >"$CT_DIR/containerd.bgpid"
         if ! wait_until 60 ct version; then
-                export CONTAINERD_SKIP="containerd did not start here: $(tail -3 "$CT_DIR/containerd.log" | tr '\n' ' ')"
+                CONTAINERD_SKIP="containerd did not start here: $(tail -3 "$CT_DIR/containerd.log" | tr '\n' ' ')"
+                export CONTAINERD_SKIP
                 containerd_stop
                 return 0
         fi
-        tar -C "$ROOTFS" -cf "$CT_DIR/rootfs.tar" . &&
-                python3 "$BATS_TEST_DIRNAME/oci-image.py" "$CT_DIR/rootfs.tar" "$CT_DIR/image.tar" "$CT_IMAGE" &&
-                ct images import "$CT_DIR/image.tar" >/dev/null || fail "ctr images import failed"
+        tar -C "$ROOTFS" -cf "$CT_DIR/rootfs.tar" . || fail "tar of the rootfs failed"
+        python3 "$BATS_TEST_DIRNAME/oci-image.py" "$CT_DIR/rootfs.tar" "$CT_DIR/image.tar" "$CT_IMAGE" ||
+                fail "oci-image.py failed"
+        ct images import "$CT_DIR/image.tar" >/dev/null || fail "ctr images import failed"
 }
 
 containerd_clean() {
@@ -208,9 +210,11 @@ graphroot = "$PODMAN_DIR/graph"
 runroot = "$PODMAN_DIR/run"
 CONF
         export CONTAINERS_CONF="$PODMAN_DIR/containers.conf" CONTAINERS_STORAGE_CONF="$PODMAN_DIR/storage.conf"
-        tar -C "$ROOTFS" -cf "$PODMAN_DIR/rootfs.tar" . &&
-                timeout 120 podman import --change 'ENV PATH=/bin' "$PODMAN_DIR/rootfs.tar" localhost/timens-bb \
-                        >/dev/null 2>&1 || export PODMAN_SKIP="podman import failed here"
+        tar -C "$ROOTFS" -cf "$PODMAN_DIR/rootfs.tar" . || fail "tar of the rootfs failed"
+        if ! timeout 120 podman import --change 'ENV PATH=/bin' "$PODMAN_DIR/rootfs.tar" localhost/timens-bb \
+                >/dev/null 2>&1; then
+                export PODMAN_SKIP="podman import failed here"
+        fi
 }
 
 pm() {

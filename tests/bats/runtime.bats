@@ -55,7 +55,7 @@ setup() {
 teardown() {
         docker_clean
         containerd_clean
-        [ -z "${PODMAN_SKIP:-}" ] && timeout 60 podman rm --all --force >/dev/null 2>&1 || true
+        if [ -z "${PODMAN_SKIP:-}" ]; then timeout 60 podman rm --all --force >/dev/null 2>&1 || true; fi
         oci_cleanup
         daemon_teardown
 }
@@ -522,8 +522,8 @@ build_node_image() {
                         cp -L "$lib" "$base$lib"
                 done
         done
-        tar -C "$base" -cf "$DOCKER_DIR/base.tar" . && dk import "$DOCKER_DIR/base.tar" timens-base:test >/dev/null ||
-                fail "docker import of the base failed"
+        tar -C "$base" -cf "$DOCKER_DIR/base.tar" . || fail "tar of the base failed"
+        dk import "$DOCKER_DIR/base.tar" timens-base:test >/dev/null || fail "docker import of the base failed"
         (cd "$ROOT" && cp --parents contrib/kubernetes/Containerfile contrib/kubernetes/timens-node.sh \
                 contrib/timens-runtime/containerd-cri.toml systemd/timensd.service.in systemd/timensd.socket \
                 systemd/timensd-agent.socket "$ctx/") || fail "copy of the tree failed"
