@@ -53,7 +53,9 @@ setup() {
 }
 
 teardown() {
+        # (node-timensd too, the pod-like container)
         docker_clean
+        [ -z "${NODE_RUN_DIR:-}" ] || rm -rf "$NODE_RUN_DIR"
         containerd_clean
         if [ -z "${PODMAN_SKIP:-}" ]; then timeout 60 podman rm --all --force >/dev/null 2>&1 || true; fi
         oci_cleanup
@@ -567,8 +569,9 @@ build_node_image() {
 @test "kubernetes: timensd of the image, in a pod-like container, serves containers started through the shim" {
         requires_docker
         build_node_image
-        local run_dir host="$DOCKER_DIR/node2"
-        run_dir=$(mktemp -d /tmp/tns-run.XXXXXX)
+        local host="$DOCKER_DIR/node2" run_dir
+        NODE_RUN_DIR=$(mktemp -d /tmp/tns-run.XXXXXX)
+        run_dir=$NODE_RUN_DIR
         mkdir -p "$host"
         # The DaemonSet's privileged: true, less CAP_SYS_RESOURCE, which
         # this machine's bounding set lacks (docker's --privileged fails).
@@ -581,7 +584,5 @@ build_node_image() {
         printf 'hook = %s\nsocket = %s\n' "$BUILDDIR/timens-oci-hook" "$run_dir/timensd.sock" >"$RT_CONF"
         listing_of dk run --rm --network none --runtime timens $(printf -- '-e %s ' "${SETTINGS[@]}") "$IMAGE" \
                 sh -c "$LISTING"
-        dk rm -f node-timensd >/dev/null
-        rm -rf "$run_dir"
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
 }
