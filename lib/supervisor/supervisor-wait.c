@@ -582,7 +582,7 @@ static void on_stop(struct wait_trace *w, int status) {
 
 /* A thread that exec'd from another thread took the thread group's id
  * (de_thread): if we held the old leader, its id is now that of a new
- * program, which the exec trace owns (supervisor-exec.c ran first). */
+ * program, which the exec trace owns (on_sigchld in supervisor.c ran the exec traces first). */
 static bool taken_by_exec(const struct tns_supervisor *s, pid_t tid) {
         for (const struct exec_trace *t = s->execs; t; t = t->next)
                 if (t->tid == tid)
