@@ -51,7 +51,7 @@ static bool output_pending(const struct connection *c) {
 }
 
 static bool can_read(const struct connection *c) {
-        return !c->closing && !c->waiting && !output_pending(c) && c->in_len < TNS_PROTO_MAX_REQUEST;
+        return !c->closing && !c->wait.pending && !output_pending(c) && c->in_len < TNS_PROTO_MAX_REQUEST;
 }
 
 static int connection_arm(struct connection *c, uint64_t usec) {
@@ -132,11 +132,25 @@ static int reply_error_line(struct connection *c, int64_t id, enum tns_err code,
         return r < 0 ? r : connection_reply(c, reply);
 }
 
+/* The ops filled c->wait (op_wait): c waits, input paused, until
+ * manager_namespace_gone() or the timeout. */
+static int connection_wait(struct connection *c) {
+        char message[128];
+        int r;
+
+        r = connection_arm(c, (uint64_t) c->wait.timeout_ms * 1000);
+        if (r >= 0)
+                return 0;
+        c->wait.pending = false;
+        snprintf(message, sizeof(message), "waiting: %s", strerror(-r));
+        return reply_error_line(c, c->wait.id, TNS_ERR_INTERNAL, message);
+}
+
 static int handle_one(struct connection *c, const char *line, size_t len) {
         _cleanup_json_ json_object *reply = NULL;
         int r;
 
-        r = manager_handle_line(c->m, c, &c->peer, line, len, c->fds, &reply);
+        r = manager_handle_line(c->m, &c->wait, &c->peer, line, len, c->fds, &reply);
         /* fds not taken by the request they came with go now. */
         for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
                 c->fds[i] = safe_close(c->fds[i]);
@@ -144,9 +158,9 @@ static int handle_one(struct connection *c, const char *line, size_t len) {
         if (r < 0)
                 return r;
         if (!reply)
-                return 0; /* a wait: the reply comes later */
+                return connection_wait(c); /* the reply comes later */
         r = connection_reply(c, reply);
-        if (r >= 0 && !c->waiting)
+        if (r >= 0 && !c->wait.pending)
                 r = connection_arm(c, c->m->idle_timeout_usec);
         return r;
 }
@@ -157,7 +171,7 @@ static int connection_process(struct connection *c) {
         size_t len;
         int r;
 
-        while (!c->waiting && !output_pending(c)) {
+        while (!c->wait.pending && !output_pending(c)) {
                 nl = memchr(c->in, '\n', c->in_len);
                 if (!nl) {
                         if (c->in_len < TNS_PROTO_MAX_REQUEST)
@@ -237,7 +251,7 @@ static int connection_read(struct connection *c) {
 }
 
 static bool connection_finished(const struct connection *c) {
-        return c->closing && !c->waiting && !output_pending(c);
+        return c->closing && !c->wait.pending && !output_pending(c);
 }
 
 static int connection_run(struct connection *c, uint32_t revents) {
@@ -256,7 +270,7 @@ static int connection_run(struct connection *c, uint32_t revents) {
         }
         /* The peer closed both ways: nobody is left to answer (a wait
          * would otherwise see EPOLLHUP at every turn of the loop). */
-        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && (c->closing || c->waiting))
+        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && (c->closing || c->wait.pending))
                 r = -ECONNRESET;
         if (r >= 0 && connection_finished(c))
                 r = -ECONNRESET;
@@ -271,36 +285,6 @@ static int on_connection_io(sd_event_source *s, int fd, uint32_t revents, void *
         if (c->dead || connection_run(c, revents) < 0)
                 connection_free(c);
         return 0;
-}
-
-static int on_connection_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct connection *c = userdata;
-        _cleanup_json_ json_object *reply = NULL;
-        struct tns_proto_error e;
-
-        if (c->dead || !c->waiting) {
-                /* Idle, or a request dribbled in too slowly (slow loris),
-                 * or a reply not read: the slot goes to someone else. */
-                tns_log_full(&c->m->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = c->peer.pid},
-                             "Closing a connection idle for %" PRIu64 " s", c->m->idle_timeout_usec / 1000000);
-                connection_free(c);
-                return 0;
-        }
-        tns_proto_error_set(&e, TNS_ERR_TIMEOUT, "namespace %" PRIu64 " is still there", c->wait_ns);
-        c->m->stats.errors++;
-        if (tns_reply_error(c->wait_id, &e, &reply) < 0) {
-                connection_free(c);
-                return 0;
-        }
-        connection_wait_done(c, reply);
-        return 0;
-}
-
-int connection_wait(struct connection *c, int64_t req_id, uint64_t ns, uint32_t timeout_ms) {
-        c->waiting = true;
-        c->wait_id = req_id;
-        c->wait_ns = ns;
-        return connection_arm(c, (uint64_t) timeout_ms * 1000);
 }
 
 /* Frees happen only at the top of the loop (a connection's own handlers,
@@ -333,10 +317,10 @@ static void schedule_sweep(struct manager *m) {
                 (void) sd_event_source_set_enabled(m->sweep, SD_EVENT_ONESHOT);
 }
 
-void connection_wait_done(struct connection *c, json_object *reply) {
+static void connection_wait_done(struct connection *c, json_object *reply) {
         int r;
 
-        c->waiting = false;
+        c->wait.pending = false;
         r = connection_reply(c, reply);
         if (r >= 0)
                 r = connection_arm(c, c->m->idle_timeout_usec);
@@ -347,6 +331,29 @@ void connection_wait_done(struct connection *c, json_object *reply) {
         schedule_sweep(c->m);
 }
 
+static int on_connection_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct connection *c = userdata;
+        _cleanup_json_ json_object *reply = NULL;
+        struct tns_proto_error e;
+
+        if (c->dead || !c->wait.pending) {
+                /* Idle, or a request dribbled in too slowly (slow loris),
+                 * or a reply not read: the slot goes to someone else. */
+                tns_log_full(&c->m->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = c->peer.pid},
+                             "Closing a connection idle for %" PRIu64 " s", c->m->idle_timeout_usec / 1000000);
+                connection_free(c);
+                return 0;
+        }
+        tns_proto_error_set(&e, TNS_ERR_TIMEOUT, "namespace %" PRIu64 " is still there", c->wait.ns);
+        c->m->stats.errors++;
+        if (tns_reply_error(c->wait.id, &e, &reply) < 0) {
+                connection_free(c);
+                return 0;
+        }
+        connection_wait_done(c, reply);
+        return 0;
+}
+
 void manager_namespace_gone(struct manager *m, uint64_t id) {
         struct connection *c, *next;
 
@@ -354,11 +361,11 @@ void manager_namespace_gone(struct manager *m, uint64_t id) {
                 _cleanup_json_ json_object *result = NULL, *reply = NULL;
 
                 next = c->next;
-                if (c->dead || !c->waiting || c->wait_ns != id)
+                if (c->dead || !c->wait.pending || c->wait.ns != id)
                         continue;
                 result = json_object_new_object();
                 if (!result || json_object_object_add(result, "gone", json_object_new_boolean(1)) < 0 ||
-                    tns_reply_result(c->wait_id, TAKE_PTR(result), &reply) < 0) {
+                    tns_reply_result(c->wait.id, TAKE_PTR(result), &reply) < 0) {
                         c->dead = true;
                         schedule_sweep(m);
                         continue;

@@ -42,6 +42,16 @@ struct peer {
         bool filtered; /* under a seccomp filter, in no namespace: read at most */
 };
 
+/* A wait request (op_wait) the ops fill and the server (timensd-server.c)
+ * owns: the connection holds its input until namespace ns is gone
+ * (manager_namespace_gone) or timeout_ms passed, then replies to id. */
+struct request_wait {
+        bool pending;
+        int64_t id;
+        uint64_t ns;
+        uint32_t timeout_ms;
+};
+
 struct connection {
         struct manager *m;
         int fd;
@@ -54,9 +64,7 @@ struct connection {
         unsigned n_fds;
         char *out;
         size_t out_len, out_pos;
-        bool waiting; /* a wait request is pending: input is not read */
-        int64_t wait_id;
-        uint64_t wait_ns;
+        struct request_wait wait; /* pending: input is not read */
         bool closing; /* the peer shut down: close once answered */
         bool kick; /* process buffered lines at the next sweep */
         bool dead; /* free at the next sweep */
@@ -143,12 +151,11 @@ int peer_check_mount_ns(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_
 int peer_may_join(struct manager *m, uid_t uid, struct tns_ns *ns, char err[PEER_ERR_MAX]);
 
 /* timensd-ops.c: one request line in, one reply out — or none yet
- * (*ret_reply NULL) when c now waits for an event. fds received with the
- * line may be taken (set to -EBADF). c may be NULL (the fuzz target). */
-int manager_handle_line(struct manager *m, struct connection *c, struct peer *p, const char *line, size_t len,
+ * (*ret_reply NULL) when a wait request filled *wait (pending) and the
+ * caller now holds it. fds received with the line may be taken (set to
+ * -EBADF). wait may be NULL: no connection to hold, wait is refused. */
+int manager_handle_line(struct manager *m, struct request_wait *wait, struct peer *p, const char *line, size_t len,
                         int fds[TNS_PROTO_MAX_FDS], json_object **ret_reply);
-/* Called when a held namespace is gone: finishes the waits on it. */
-void manager_namespace_gone(struct manager *m, uint64_t id);
 
 /* timensd-agent.c: the OCI seccomp agent (runtime-spec config-linux.md,
  * listenerPath): runtimes connect, send the container state and the
@@ -201,6 +208,5 @@ int server_bind(struct manager *m, const char *path, mode_t mode);
 void server_done(struct manager *m);
 /* Queues a reply on c and sends what the socket takes now. */
 int connection_reply(struct connection *c, json_object *reply);
-/* c waits (input paused) until manager_namespace_gone(ns) or timeout. */
-int connection_wait(struct connection *c, int64_t req_id, uint64_t ns, uint32_t timeout_ms);
-void connection_wait_done(struct connection *c, json_object *reply);
+/* Called when a held namespace is gone: finishes the waits on it. */
+void manager_namespace_gone(struct manager *m, uint64_t id);
