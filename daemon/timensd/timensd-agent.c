@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "clocks.h"
+#include "fd-pass.h"
 #include "oci.h"
 #include "pidfd-util.h"
 #include "proc-util.h"
@@ -302,23 +303,6 @@ out:
         tns_oci_state_done(&st);
 }
 
-static void take_fds(struct agent_conn *a, struct msghdr *mh) {
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-                int *fds = (int *) CMSG_DATA(cm);
-                size_t n;
-
-                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-                        continue;
-                n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                for (size_t i = 0; i < n; i++) {
-                        if (a->n_fds < AGENT_RECV_MAX_FDS)
-                                a->fds[a->n_fds++] = fds[i];
-                        else
-                                safe_close(fds[i]);
-                }
-        }
-}
-
 /* 1: the message is complete (served or refused), 0: more to come,
  * <0: the connection ends. */
 static int agent_read(struct agent_conn *a) {
@@ -340,7 +324,7 @@ static int agent_read(struct agent_conn *a) {
         n = recvmsg(a->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0)
                 return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
-        take_fds(a, &mh);
+        a->n_fds = tns_cmsg_take_fds(&mh, a->fds, a->n_fds, AGENT_RECV_MAX_FDS);
         if (n == 0) {
                 tns_log_full(&a->m->log, LOG_WARNING, 0, &(struct tns_log_ctx){.pid = a->peer.pid},
                              "A seccomp agent client hung up after %zu bytes, before a complete message", a->received);

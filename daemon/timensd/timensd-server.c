@@ -14,6 +14,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "fd-pass.h"
 #include "timensd.h"
 
 /* fds one recvmsg() may bring; more are closed by the kernel (MSG_CTRUNC). */
@@ -193,24 +194,6 @@ static int connection_process(struct connection *c) {
         return 0;
 }
 
-static void take_fds(struct connection *c, struct msghdr *mh) {
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-                size_t n;
-                int *fds;
-
-                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-                        continue;
-                n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                fds = (int *) CMSG_DATA(cm);
-                for (size_t i = 0; i < n; i++) {
-                        if (c->n_fds < TNS_PROTO_MAX_FDS)
-                                c->fds[c->n_fds++] = fds[i];
-                        else
-                                safe_close(fds[i]);
-                }
-        }
-}
-
 /* After a line that was too long, drops bytes up to its newline. */
 static void discard(struct connection *c, size_t n) {
         char *nl = memchr(c->in + c->in_len, '\n', n);
@@ -238,7 +221,7 @@ static int connection_read(struct connection *c) {
         n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0)
                 return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
-        take_fds(c, &mh);
+        c->n_fds = tns_cmsg_take_fds(&mh, c->fds, c->n_fds, TNS_PROTO_MAX_FDS);
         if (n == 0) {
                 c->closing = true; /* answer what came, then close */
                 return 0;
