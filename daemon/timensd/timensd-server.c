@@ -6,12 +6,8 @@
  * idle timeout for connections that do not complete a request. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "fd-pass.h"
@@ -43,8 +39,8 @@ static void connection_free(struct connection *c) {
         free(c->out);
         free(c);
         /* A slot is free again: accept if we had stopped at EMFILE. */
-        if (m->accept_retry && m->listen_src)
-                (void) sd_event_source_set_enabled(m->listen_src, SD_EVENT_ON);
+        if (m->accept_retry && m->control.src)
+                (void) sd_event_source_set_enabled(m->control.src, SD_EVENT_ON);
 }
 
 static bool output_pending(const struct connection *c) {
@@ -453,14 +449,14 @@ static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
 
         m->accept_retry = sd_event_source_disable_unref(m->accept_retry);
-        return sd_event_source_set_enabled(m->listen_src, SD_EVENT_ON);
+        return sd_event_source_set_enabled(m->control.src, SD_EVENT_ON);
 }
 
 /* Out of fds: stop accepting for a while instead of spinning on a
  * listening socket that stays readable. */
 static void pause_accepting(struct manager *m, int error) {
         tns_log_errno(&m->log, LOG_WARNING, error, "Failed to accept a connection, pausing for 1 s: %m");
-        (void) sd_event_source_set_enabled(m->listen_src, SD_EVENT_OFF);
+        (void) sd_event_source_set_enabled(m->control.src, SD_EVENT_OFF);
         if (!m->accept_retry && sd_event_add_time_relative(m->event, &m->accept_retry, CLOCK_MONOTONIC,
                                                            ACCEPT_RETRY_USEC, 0, on_accept_retry, m) >= 0)
                 (void) sd_event_source_set_description(m->accept_retry, "timensd-accept-retry");
@@ -471,7 +467,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         int cfd, r;
 
         for (int i = 0; i < ACCEPT_BATCH; i++) {
-                cfd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                cfd = accept4(m->control.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (cfd < 0) {
                         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
                                 pause_accepting(m, errno);
@@ -493,112 +489,21 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-/* The socket's directory: 0750 root:GROUP if the group exists, else 0700;
- * created if missing, left alone if it exists (the admin's choice). */
-static int prepare_directory(struct manager *m, const char *path) {
-        _cleanup_free_ char *copy = strdup(path);
-        mode_t mode = m->have_group ? 0750 : 0700;
-        const char *dir;
-
-        if (!copy)
-                return -ENOMEM;
-        dir = dirname(copy);
-        if (mkdir(dir, mode) < 0)
-                return errno == EEXIST ? 0 : negative_errno();
-        if (m->have_group && chown(dir, 0, m->group) < 0)
-                return negative_errno();
-        return RET_NERRNO(chmod(dir, mode));
-}
-
-/* Another daemon answering on path keeps it; a stale socket goes. */
-static int remove_stale(const struct sockaddr_un *sa) {
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct stat st;
-
-        if (lstat(sa->sun_path, &st) < 0)
-                return errno == ENOENT ? 0 : negative_errno();
-        if (!S_ISSOCK(st.st_mode))
-                return -EEXIST;
-        if (fd < 0)
-                return negative_errno();
-        if (connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) == 0)
-                return -EADDRINUSE;
-        return RET_NERRNO(unlink(sa->sun_path));
-}
-
-int server_bind(struct manager *m, const char *path, mode_t mode) {
-        struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        _cleanup_close_ int fd = -EBADF;
-        int r;
-
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        strcpy(sa.sun_path, path);
-        r = prepare_directory(m, path);
-        if (r >= 0)
-                r = remove_stale(&sa);
-        if (r < 0)
-                return r;
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-                return negative_errno();
-        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                return negative_errno();
-        /* The mode the units give (timensd.socket, timensd-agent.socket):
-         * the control socket is open to all, what a peer may do is
-         * decided by its credentials; the agent socket is root's. */
-        if (chmod(path, mode) < 0 || listen(fd, TIMENSD_BACKLOG) < 0) {
-                r = negative_errno();
-                (void) unlink(path);
-                return r;
-        }
-        return TAKE_FD(fd);
-}
-
-/* timensd.socket hands us the socket already bound (socket activation),
- * named "control" (FileDescriptorName=), or a predecessor handed it over. */
-static int activated_socket(struct manager *m) {
-        int fd = fdstore_take(m, "control");
-
-        if (fd == -ENOENT)
-                fd = fdstore_take(m, "timensd.socket"); /* a unit without FileDescriptorName= */
-        if (fd < 0)
-                return fd;
-        if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-                safe_close(fd);
-                return -EINVAL;
-        }
-        if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
-                safe_close(fd);
-                return negative_errno();
-        }
-        return fd;
-}
-
 int server_listen(struct manager *m, const char *path) {
-        int fd, r;
+        /* timensd.socket hands us the socket already bound (socket
+         * activation), named "control" (FileDescriptorName=), or
+         * "timensd.socket" by a unit without that line; or a predecessor
+         * handed it over. The mode: open to all, what a peer may do is
+         * decided by its credentials. */
+        static const struct listen_socket_kind control = {
+                .fd_names = {"control", "timensd.socket", NULL},
+                .mode = 0666,
+                .what = "control socket",
+                .description = "timensd-control-socket",
+                .on_accept = on_accept,
+        };
 
-        m->socket_path = strdup(path);
-        if (!m->socket_path)
-                return -ENOMEM;
-        fd = activated_socket(m);
-        if (fd == -EINVAL)
-                return tns_log_errno(&m->log, LOG_ERR, EINVAL,
-                                     "The fd named 'control' from systemd is not a listening Unix stream socket");
-        if (fd < 0) {
-                fd = server_bind(m, path, 0666);
-                m->socket_owned = fd >= 0;
-        }
-        if (fd == -EADDRINUSE)
-                return tns_log_errno(&m->log, LOG_ERR, fd, "Another timensd answers on %s already", path);
-        if (fd < 0)
-                return tns_log_errno(&m->log, LOG_ERR, fd, "Failed to listen on %s: %m", path);
-        m->listen_fd = fd;
-        r = sd_event_add_io(m->event, &m->listen_src, fd, EPOLLIN, on_accept, m);
-        if (r < 0)
-                return tns_log_errno(&m->log, LOG_ERR, r, "Failed to watch the control socket: %m");
-        (void) sd_event_source_set_description(m->listen_src, "timensd-control-socket");
-        return 0;
+        return listen_socket_open(m, &m->control, &control, path);
 }
 
 void server_done(struct manager *m) {
@@ -606,9 +511,5 @@ void server_done(struct manager *m) {
                 connection_free(m->connections);
         m->accept_retry = sd_event_source_disable_unref(m->accept_retry);
         m->sweep = sd_event_source_disable_unref(m->sweep);
-        m->listen_src = sd_event_source_disable_unref(m->listen_src);
-        m->listen_fd = safe_close(m->listen_fd);
-        if (m->socket_owned && m->socket_path)
-                (void) unlink(m->socket_path);
-        m->socket_owned = false;
+        listen_socket_close(&m->control);
 }

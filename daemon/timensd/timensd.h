@@ -71,17 +71,34 @@ struct connection {
         struct connection *next, **pprev;
 };
 
+/* A listening Unix socket of timensd: the control socket or the seccomp
+ * agent's (timensd-manager.c sets both up the same way). */
+struct listen_socket {
+        char *path;
+        int fd;
+        bool owned; /* we bound it: unlinked at exit, kept in the fd store */
+        sd_event_source *src;
+};
+#define LISTEN_SOCKET_NULL ((struct listen_socket){.fd = -EBADF})
+
+/* How one kind of listening socket is found and made. */
+struct listen_socket_kind {
+        const char *fd_names[3]; /* what systemd or a predecessor passes it as, NULL-ended */
+        mode_t mode; /* when we bind it ourselves */
+        const char *what; /* for messages: "control socket" */
+        const char *description; /* of its event source */
+        sd_event_io_handler_t on_accept;
+};
+
 struct manager {
         sd_event *event;
         struct tns_logger log;
         struct tns_supervisor *supervisor;
         struct tns_registry *registry;
 
-        /* The control socket. */
-        char *socket_path;
-        bool socket_owned; /* we bound it, so we unlink it at exit */
-        int listen_fd;
-        sd_event_source *listen_src, *accept_retry, *sweep;
+        /* The control socket (timensd-server.c). */
+        struct listen_socket control;
+        sd_event_source *accept_retry, *sweep;
         struct connection *connections;
         unsigned n_connections;
 
@@ -92,14 +109,10 @@ struct manager {
         gid_t group;
         bool have_group;
 
-        /* The OCI seccomp agent socket (timensd-agent.c); NULL: off. */
-        char *agent_path;
-        int agent_fd;
-        sd_event_source *agent_src;
+        /* The OCI seccomp agent socket (timensd-agent.c); path NULL: off. */
+        struct listen_socket agent;
         struct agent_conn *agent_conns;
         unsigned n_agent_conns;
-
-        bool agent_owned; /* we bound it, so we unlink it at exit */
 
         /* Restarts (timensd-fdstore.c): fds handed to us in LISTEN_FDS,
          * the state memfd, and how to start our successor. */
@@ -125,6 +138,14 @@ struct manager {
 int manager_new(sd_event *event, const struct tns_logger *log, struct manager **ret);
 struct manager *manager_free(struct manager *m);
 void manager_reload(struct manager *m);
+/* The socket passed under one of kind's names (checked: a listening Unix
+ * stream socket), else one bound at path (its directory prepared, a stale
+ * socket replaced; -EADDRINUSE if a daemon answers there); then watched
+ * with kind->on_accept. Errors are logged. */
+int listen_socket_open(struct manager *m, struct listen_socket *ls, const struct listen_socket_kind *kind,
+                       const char *path);
+/* Stops watching, closes, and unlinks the path if we bound it. */
+void listen_socket_close(struct listen_socket *ls);
 
 /* timensd-log.c: the logger callback; userdata is a struct log_target. */
 struct log_target {
@@ -202,9 +223,6 @@ int keeper_run(const char *exe, char *const argv[], int ready_fd, const struct t
 
 /* timensd-server.c */
 int server_listen(struct manager *m, const char *path);
-/* A listening Unix socket bound at path (its directory prepared, a stale
- * socket replaced), with mode; -EADDRINUSE if a daemon answers there. */
-int server_bind(struct manager *m, const char *path, mode_t mode);
 void server_done(struct manager *m);
 /* Queues a reply on c and sends what the socket takes now. */
 int connection_reply(struct connection *c, json_object *reply);
