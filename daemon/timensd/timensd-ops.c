@@ -190,7 +190,7 @@ static json_object *ns_json(struct op_ctx *x, struct tns_ns *ns, bool processes)
 static int op_hello(struct op_ctx *x) {
         struct tns_hello h = {
                 .server = "timensd",
-                .version = TIMENSD_VERSION,
+                .version = TNS_VERSION,
                 .protocol = TNS_PROTO_VERSION,
                 .access = x->p->access,
                 .max_request = TNS_PROTO_MAX_REQUEST,

@@ -13,8 +13,8 @@
 #include "log.h"
 #include "registry.h"
 #include "timens-proto.h"
+#include "version.h"
 
-#define TIMENSD_VERSION "0.1.0"
 #define TIMENSD_DEFAULT_GROUP "timens"
 #define TIMENSD_DEFAULT_MAX_CONNECTIONS 256
 #define TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC 60
