@@ -238,6 +238,13 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
 
                 r = mem_write(mem, slot, &image, sizeof(image));
         }
+        /* Killed between the check above and the writes (its mm gone:
+         * -EIO): a program that died on its own is no failure to show. */
+        if (r < 0 && r != -EBADMSG && seccomp_notify_id_valid(l->fd, req->id) < 0) {
+                tns_log_full(&l->s->log, LOG_DEBUG, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                             "The program exited during its vDSO injection: %m");
+                return -ESRCH;
+        }
         if (r < 0) {
                 /* No image: no vDSO at all, the syscall path. */
                 (void) mem_write(mem, slot, &zero, sizeof(zero));
