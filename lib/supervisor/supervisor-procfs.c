@@ -14,7 +14,7 @@
  * through the supervisor) or fanotify FAN_OPEN_PERM over a bind-mounted
  * file (one content per mount namespace, so nested namespaces could not
  * differ, and a reader that keeps the fd and lseeks back, as procps does,
- * would see the value of its open forever): see docs/ARCHITECTURE.md and
+ * would see the value of its open forever): see docs/design/procfs.md and
  * tests/bench/bench-procfs.c for the figures.
  *
  * The LXCFS trap (a dead server gives ENOTCONN to every reader) is avoided
