@@ -34,8 +34,8 @@ static int check_name(const struct runtime_args *a, const struct tns_oci_request
                 return 0;
         return tns_log_errno(log, LOG_ERR, EINVAL,
                              "Container id '%s' is not a namespace name: set TIMENS_NAME (or the annotation "
-                             "org.timens.name) to 1-%d of A-Z a-z 0-9 _ . : @ + -",
-                             a->id ?: "", TNS_NS_NAME_MAX);
+                             "org.timens.name) to " TNS_NS_NAME_RULE,
+                             a->id ?: "");
 }
 
 static int add_hooks(json_object *config, const struct runtime_conf *c, char *err) {

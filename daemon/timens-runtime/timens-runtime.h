@@ -11,7 +11,6 @@
 
 #include "log.h"
 
-#define RUNTIME_VERSION "0.1.0" /* timens's, as timensctl --version says it */
 #define RUNTIME_CONF_ENV "TIMENS_RUNTIME_CONFIG"
 
 /* The command line, as runc's: global options, the command, its options
