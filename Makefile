@@ -165,7 +165,7 @@ RUNTIME_OBJS := $(patsubst %.c,$(BUILDDIR)/%.o,$(RUNTIME_SRCS))
 # `make` rebuilds exactly the objects that embed a path.
 PATHS_H := $(BUILDDIR)/paths.h
 PATHS_USERS := $(BUILDDIR)/daemon/timensctl/timensctl-oci-config.o $(BUILDDIR)/daemon/timensctl/timensctl-daemon-client.o $(HOOK_OBJS) \
-	$(RUNTIME_OBJS)
+	$(BUILDDIR)/daemon/timens-runtime/timens-runtime.o $(BUILDDIR)/daemon/timens-runtime/timens-runtime-conf.o
 
 PROGRAMS := $(BUILDDIR)/timensctl $(BUILDDIR)/timensd $(BUILDDIR)/timens-oci-hook $(BUILDDIR)/timens-runtime
 
@@ -319,7 +319,8 @@ install: programs
 	install -Dm755 $(BUILDDIR)/timens-oci-hook $(DESTDIR)$(LIBEXECDIR)/timens/timens-oci-hook
 	install -Dm644 man/timens-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/timens-oci-hook.8
 	install -Dm755 $(BUILDDIR)/timens-runtime $(DESTDIR)$(BINDIR)/timens-runtime
-	install -Dm644 man/timens-runtime.8 $(DESTDIR)$(MANDIR)/man8/timens-runtime.8
+	sed 's|/usr/local/bin/timens\\-runtime|$(BINDIR)/timens\\-runtime|g' man/timens-runtime.8 | \
+		install -Dm644 /dev/stdin $(DESTDIR)$(MANDIR)/man8/timens-runtime.8
 	@echo "install: docker: add to /etc/docker/daemon.json: {\"runtimes\": {\"timens\": {\"path\": \"$(BINDIR)/timens-runtime\"}}}"
 	for f in timens timens-poststop; do \
 		sed 's|@HOOK@|$(LIBEXECDIR)/timens/timens-oci-hook|' contrib/oci-hook/$$f.json.in | \

@@ -13,9 +13,9 @@
 #include "timens-runtime.h"
 
 /* Where runc and crun are when PATH does not say (containerd's shims
- * run with the PATH they were given, which may lack /usr/sbin). */
-static const char *const fallback_dirs[] = {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
-                                            "/usr/bin",        "/sbin",          "/bin"};
+ * run with the PATH they were given, which may lack /usr/sbin): a search
+ * path, as a shell's default. */
+#define RUNTIME_FALLBACK_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 static bool executable(const char *path) {
         struct stat st;
@@ -23,9 +23,8 @@ static bool executable(const char *path) {
         return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* The name in PATH, then in the usual directories. */
-static int find(const char *name, char *ret, size_t size) {
-        _cleanup_free_ char *path = strdup(getenv("PATH") ?: "");
+static int find_in(const char *search, const char *name, char *ret, size_t size) {
+        _cleanup_free_ char *path = strdup(search);
         char *save = NULL;
 
         if (!path)
@@ -33,10 +32,14 @@ static int find(const char *name, char *ret, size_t size) {
         for (char *dir = strtok_r(path, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
                 if (*dir == '/' && snprintf(ret, size, "%s/%s", dir, name) < (int) size && executable(ret))
                         return 0;
-        for (size_t i = 0; i < ELEMENTSOF(fallback_dirs); i++)
-                if (snprintf(ret, size, "%s/%s", fallback_dirs[i], name) < (int) size && executable(ret))
-                        return 0;
         return -ENOENT;
+}
+
+/* The name in PATH, then in the usual directories. */
+static int find(const char *name, char *ret, size_t size) {
+        int r = find_in(getenv("PATH") ?: "", name, ret, size);
+
+        return r == -ENOENT ? find_in(RUNTIME_FALLBACK_PATH, name, ret, size) : r;
 }
 
 /* The same file as this program: a runtime.conf that names us would exec
