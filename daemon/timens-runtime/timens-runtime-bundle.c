@@ -65,6 +65,59 @@ static int add_hooks(json_object *config, const struct runtime_conf *c, char *er
         return r;
 }
 
+static bool names_has(json_object *names, const char *name) {
+        for (size_t i = 0; json_object_is_type(names, json_type_array) && i < json_object_array_length(names); i++)
+                if (strcmp(json_object_get_string(json_object_array_get_idx(names, i)), name) == 0)
+                        return true;
+        return false;
+}
+
+/* The agent mode appends its SCMP_ACT_NOTIFY rules to the bundle's own
+ * profile; a rule there that allows one of those syscalls (docker's
+ * default profile allows clock_gettime, execve, ...) shadows ours, and
+ * the container would run with the host's clocks without a word. So that
+ * is refused, naming the first one. */
+static int check_agent_profile(json_object *config, char *err) {
+        _cleanup_json_ json_object *ours = NULL;
+        json_object *linux_, *seccomp, *rules;
+        int r;
+
+        if (!json_object_object_get_ex(config, "linux", &linux_) ||
+            !json_object_object_get_ex(linux_, "seccomp", &seccomp) ||
+            !json_object_object_get_ex(seccomp, "syscalls", &rules) || !json_object_is_type(rules, json_type_array))
+                return 0;
+        r = tns_oci_seccomp_syscalls(&ours);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < json_object_array_length(rules); i++) {
+                json_object *rule = json_object_array_get_idx(rules, i), *action, *names;
+
+                if (!json_object_object_get_ex(rule, "action", &action) ||
+                    strcmp(json_object_get_string(action) ?: "", "SCMP_ACT_ALLOW") != 0 ||
+                    !json_object_object_get_ex(rule, "names", &names))
+                        continue;
+                for (size_t j = 0; j < json_object_array_length(ours); j++) {
+                        json_object *our_names;
+
+                        if (!json_object_object_get_ex(json_object_array_get_idx(ours, j), "names", &our_names))
+                                continue;
+                        for (size_t k = 0; k < json_object_array_length(our_names); k++) {
+                                const char *n = json_object_get_string(json_object_array_get_idx(our_names, k));
+
+                                if (names_has(names, n)) {
+                                        snprintf(err, TNS_OCI_ERR_MAX,
+                                                 "mode = agent: the container's seccomp profile allows %s, which "
+                                                 "would bypass timensd; use mode = hook, or run it without that "
+                                                 "profile (docker: --security-opt seccomp=unconfined)",
+                                                 n);
+                                        return -EEXIST;
+                                }
+                        }
+                }
+        }
+        return 0;
+}
+
 int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf *c, const struct tns_logger *log) {
         _cleanup_json_ json_object *config = NULL;
         struct tns_oci_env env;
@@ -91,8 +144,9 @@ int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf 
                 return r;
         r = tns_oci_env_annotate(config, &env, err);
         if (r >= 0)
-                r = c->mode == RUNTIME_MODE_AGENT ? tns_oci_config_add_agent(config, c->agent_socket, NULL, err)
-                                                  : add_hooks(config, c, err);
+                r = c->mode == RUNTIME_MODE_AGENT ? check_agent_profile(config, err) : add_hooks(config, c, err);
+        if (r >= 0 && c->mode == RUNTIME_MODE_AGENT)
+                r = tns_oci_config_add_agent(config, c->agent_socket, NULL, err);
         if (r < 0)
                 return tns_log_errno(log, LOG_ERR, r, "Container %s: %s", a->id ?: "?", err[0] ? err : "%m");
         r = tns_oci_bundle_write(a->bundle, config, err);

@@ -586,3 +586,17 @@ build_node_image() {
                 sh -c "$LISTING"
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
 }
+
+@test "docker: mode = agent: with seccomp=unconfined the listener goes to timensd; docker's profile is refused, said why" {
+        requires_docker
+        printf 'mode = agent\nagent-socket = %s\n' "$DAEMON_DIR/seccomp-agent.sock" >"$RT_CONF"
+        listing_of dk run --rm --network none --runtime timens --security-opt seccomp=unconfined \
+                $(printf -- '-e %s ' "${SETTINGS[@]}") "$IMAGE" sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        grep -q "through the seccomp agent" "$DAEMON_DIR/log" || fail "timensd did not serve it as an agent"
+        # Docker's default profile allows the clock calls: they would
+        # bypass the agent, so the start is refused with the reason.
+        run --separate-stderr dk run --rm --network none --runtime timens -e TIMENS_REALTIME=+1d "$IMAGE" true
+        [ "$status" -ne 0 ] || fail "docker run succeeded"
+        [[ "$stderr" == *"mode = agent: the container's seccomp profile allows"*"seccomp=unconfined"* ]] || fail "$stderr"
+}
