@@ -625,7 +625,14 @@ void supervisor_procfs_listener_added(struct listener *l) {
         if (l->root_pid <= 0 || same_ns(l->root_pid, "mnt"))
                 return;
         /* One cover per mount namespace: a second over the first would
-         * serve nothing more, and die with this listener. */
+         * serve nothing more, and die with this listener. A root whose
+         * mount namespace could not be read when the listener came has
+         * exited already (a `docker exec`'d `true`): nothing to cover. */
+        if (l->mnt_ino == 0) {
+                tns_log_full(&l->s->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = l->root_pid},
+                             "The process exited before /proc/uptime and /proc/stat could be covered");
+                return;
+        }
         if (mnt_covered(l))
                 return;
         r = proc_dirs_of(l->root_pid, dirs, PROCFS_MAX_PROC_MOUNTS, &n);
