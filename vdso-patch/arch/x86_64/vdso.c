@@ -221,6 +221,8 @@ static inline void timespec_add(struct vdso_timespec *ts, struct split off) {
         ts->tv_nsec = nsec;
 }
 
+#include "vdso-direct.h"
+
 /* The kernel's clock_gettime() plus the offset of class c; false if only
  * the syscall can answer. The offset is read after the call: the kernel's
  * function orders its TSC read after everything before it
@@ -247,6 +249,9 @@ int __vdso_clock_gettime(int clock, struct vdso_timespec *ts) {
         unsigned how = clock_how(clock);
         int r;
 
+        /* The direct path first: the clocks the proof agreed on. */
+        if (direct_wanted(clock) && likely(direct_gettime(clock, how - 1, ts)))
+                return 0;
         if (likely(fn)) {
                 if (how == HOW_FWD)
                         return ((clock_gettime_fn) fn)(clock, ts);
@@ -280,7 +285,9 @@ int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
         if (unlikely(!cgt || tz))
                 return sys_gettimeofday(tv, tz);
         if (likely(tv)) {
-                if (unlikely(!shifted_gettime(cgt, CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts, &r)))
+                if (direct_wanted(CLOCK_REALTIME) && likely(direct_hres(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts)))
+                        r = 0;
+                else if (unlikely(!shifted_gettime(cgt, CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts, &r)))
                         return sys_gettimeofday(tv, tz);
                 if (unlikely(r != 0))
                         return r;
@@ -302,6 +309,14 @@ long __vdso_time(long *t) {
         long sec;
         int r;
 
+        /* Direct: the seconds of the coarse clock plus the offset, with no
+         * counter read, as the kernel's time() reads basetime. */
+        if (direct_wanted(CLOCK_REALTIME_COARSE) &&
+            likely(direct_coarse(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))) {
+                if (t)
+                        *t = ts.tv_sec;
+                return ts.tv_sec;
+        }
         if (unlikely(!cgt || !read_split(TNS_CLASS_REALTIME, &off)))
                 return syscall2(NR_time, (long) t, 0);
         if (likely(off.nsec == 0 && kt))

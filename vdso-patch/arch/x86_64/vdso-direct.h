@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The direct read path of our image (issue 19): the kernel's time data
+ * read here, as the kernel's own vDSO reads it (lib/vdso/gettimeofday.c,
+ * do_hres/do_coarse; arch/x86/include/asm/vdso/gettimeofday.h), with the
+ * namespace's offset read in the same retry loop, instead of calling the
+ * kernel's function and adding the offset after it.
+ *
+ * Used only for the clocks whose bit the injector set in the parameter
+ * page, which it sets only after timensd proved, at its start, that this
+ * path and the kernel's agree on this kernel (lib/kernel/vdso-direct.c).
+ * Any state the proof did not cover — another clock mode than the proven
+ * one (a clocksource change, a kernel time namespace's TIMENS page), a
+ * pvclock without its stable bit, a counter too far from the last update
+ * for a 64-bit product, a writer that looks stuck — returns false, and
+ * the caller takes today's call-through path, which is never wrong.
+ *
+ * No division: the seconds carry is at most a few subtractions, and the
+ * only product wider than 64 bits (pvclock's scale) is one mulq.
+ *
+ * Included by vdso.c after its definitions (struct split, clocks, the two
+ * pages, SEQ_SPIN_MAX); kept apart so that the offset arithmetic of the
+ * call-through path and this one can change independently.
+ */
+#pragma once
+
+#include "vvar-layout.h"
+
+#define NSEC_PER_SEC_U 1000000000ULL
+
+static inline bool direct_wanted(int clock) {
+        return (unsigned) clock < 32 &&
+               ((__atomic_load_n(&tns_params_page.direct_clocks, __ATOMIC_RELAXED) >> clock) & 1u);
+}
+
+/* rdtsc_ordered() (arch/x86/include/asm/msr.h): LFENCE keeps the counter
+ * read after the loads of the sequence before it, on Intel and on AMD
+ * (where the kernel makes LFENCE dispatch-serialising). */
+static inline uint64_t direct_rdtsc_ordered(void) {
+        uint32_t lo, hi;
+
+        __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+        return ((uint64_t) hi << 32) | lo;
+}
+
+/* vread_pvclock(): kvm-clock's nanoseconds, from vCPU 0's page (valid for
+ * every vCPU only while the host sets the stable bit). */
+static inline bool direct_pvclock(const struct tns_pvclock_info *p, uint64_t *ret) {
+        unsigned spins = 0;
+
+        for (;;) {
+                uint32_t version = __atomic_load_n(&p->version, __ATOMIC_ACQUIRE) & ~1u;
+                uint64_t delta, ns;
+                int8_t shift;
+
+                if (unlikely(!(__atomic_load_n(&p->flags, __ATOMIC_RELAXED) & TNS_PVCLOCK_TSC_STABLE_BIT)))
+                        return false;
+                delta = direct_rdtsc_ordered() - __atomic_load_n(&p->tsc_timestamp, __ATOMIC_RELAXED);
+                shift = __atomic_load_n(&p->tsc_shift, __ATOMIC_RELAXED);
+                if (shift < 0)
+                        delta >>= -shift;
+                else
+                        delta <<= shift;
+                ns = __atomic_load_n(&p->system_time, __ATOMIC_RELAXED) +
+                     (uint64_t) (((unsigned __int128) delta *
+                                  __atomic_load_n(&p->tsc_to_system_mul, __ATOMIC_RELAXED)) >>
+                                 32);
+                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                if (likely(__atomic_load_n(&p->version, __ATOMIC_RELAXED) == version)) {
+                        *ret = ns & (uint64_t) INT64_MAX;
+                        return true;
+                }
+                if (unlikely(++spins >= SEQ_SPIN_MAX))
+                        return false;
+        }
+}
+
+static inline const struct tns_kvdso_clock *direct_clock_data(int cs) {
+        return (const struct tns_kvdso_clock *) (uintptr_t) __atomic_load_n(&tns_params_page.direct_clock,
+                                                                            __ATOMIC_RELAXED) +
+               cs;
+}
+
+/* The offsets page is one this image reads (as read_split checks). */
+static inline bool direct_page_ok(void) {
+        return likely(__atomic_load_n(&tns_offsets_page.magic, __ATOMIC_RELAXED) == TNS_PAGE_MAGIC &&
+                      __atomic_load_n(&tns_offsets_page.version, __ATOMIC_RELAXED) == TNS_PAGE_VERSION);
+}
+
+/* sec.ns + off, ns possibly above 1e9 (the kernel's too: the base time's
+ * nanoseconds plus those since the last update): subtracted, not divided,
+ * as the kernel's __iter_div_u64_rem does. */
+static inline void direct_store(struct vdso_timespec *ts, uint64_t sec, uint64_t ns, struct split off) {
+        ns += (uint64_t) off.nsec;
+        sec += (uint64_t) off.sec;
+        while (unlikely(ns >= NSEC_PER_SEC_U)) {
+                ns -= NSEC_PER_SEC_U;
+                sec++;
+        }
+        ts->tv_sec = (long) sec;
+        ts->tv_nsec = (long) ns;
+}
+
+/* A high-resolution clock (REALTIME, MONOTONIC, BOOTTIME, TAI, and
+ * MONOTONIC_RAW from clock_data[1]) plus the offset of class c. */
+static inline bool direct_hres(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_kvdso_clock *vc =
+                direct_clock_data(clock == CLOCK_MONOTONIC_RAW ? TNS_KVDSO_CS_RAW : TNS_KVDSO_CS_HRES_COARSE);
+        const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
+        unsigned spins = 0;
+        struct split off;
+        uint64_t sec, ns;
+
+        if (unlikely(!direct_page_ok()))
+                return false;
+        for (;;) {
+                uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
+                uint64_t cycles, delta, base;
+                uint32_t shift;
+
+                if (unlikely(seq & 1)) {
+                        /* A kernel time namespace's page stays odd. */
+                        if (__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS)
+                                return false;
+                        goto again;
+                }
+                oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+                if (unlikely(oseq & 1))
+                        goto again;
+                if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != mode))
+                        return false;
+                if (likely(mode == TNS_VCLOCK_MODE_TSC))
+                        cycles = direct_rdtsc_ordered() & (uint64_t) INT64_MAX;
+                else if (!direct_pvclock((const struct tns_pvclock_info *) (uintptr_t) __atomic_load_n(
+                                                 &tns_params_page.direct_pvclock, __ATOMIC_RELAXED),
+                                         &cycles))
+                        return false;
+                base = __atomic_load_n(&bt->nsec, __ATOMIC_RELAXED);
+                shift = __atomic_load_n(&vc->shift, __ATOMIC_RELAXED);
+                delta = cycles - __atomic_load_n(&vc->cycle_last, __ATOMIC_RELAXED);
+                if (likely(delta <= __atomic_load_n(&vc->max_cycles, __ATOMIC_RELAXED)))
+                        ns = (delta * __atomic_load_n(&vc->mult, __ATOMIC_RELAXED) + base) >> shift;
+                else if (delta & (1ULL << 62))
+                        ns = base >> shift; /* the counter a little behind: the kernel clamps so */
+                else
+                        return false; /* a product wider than 64 bits: the kernel's function */
+                sec = __atomic_load_n(&bt->sec, __ATOMIC_RELAXED);
+                off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                if (likely(__atomic_load_n(&vc->seq, __ATOMIC_RELAXED) == seq &&
+                           __atomic_load_n(&p->seq, __ATOMIC_RELAXED) == oseq))
+                        break;
+        again:
+                if (unlikely(++spins >= SEQ_SPIN_MAX))
+                        return false;
+                __builtin_ia32_pause();
+        }
+        direct_store(ts, sec, ns, off);
+        return true;
+}
+
+/* A coarse clock: the base time itself, no counter read. */
+static inline bool direct_coarse(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
+        const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        unsigned spins = 0;
+        struct split off;
+        uint64_t sec, ns;
+
+        if (unlikely(!direct_page_ok()))
+                return false;
+        for (;;) {
+                uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
+
+                if (unlikely(seq & 1)) {
+                        if (__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS)
+                                return false;
+                        goto again;
+                }
+                oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+                if (unlikely(oseq & 1))
+                        goto again;
+                sec = __atomic_load_n(&bt->sec, __ATOMIC_RELAXED);
+                ns = __atomic_load_n(&bt->nsec, __ATOMIC_RELAXED);
+                off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                if (likely(__atomic_load_n(&vc->seq, __ATOMIC_RELAXED) == seq &&
+                           __atomic_load_n(&p->seq, __ATOMIC_RELAXED) == oseq))
+                        break;
+        again:
+                if (unlikely(++spins >= SEQ_SPIN_MAX))
+                        return false;
+                __builtin_ia32_pause();
+        }
+        direct_store(ts, sec, ns, off);
+        return true;
+}
+
+/* clock_gettime through the direct path, for a clock whose bit is set. */
+static inline bool direct_gettime(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        if (clock == CLOCK_REALTIME_COARSE || clock == CLOCK_MONOTONIC_COARSE)
+                return direct_coarse(clock, c, ts);
+        return direct_hres(clock, c, ts);
+}
