@@ -546,13 +546,12 @@ static void *flip(void *p) {
  * and never a stall. A reader that gave up waiting (the writer thread
  * preempted inside its write, on a busy machine) made the syscall, which
  * is host time here: allowed, counted. */
-TEST(seqlock_under_concurrent_writes) {
-        struct flipper f = {.a = 1000 * NSEC, .b = -1000 * NSEC};
+static void race_writer(int64_t off_a, int64_t off_b, bool *_failed) {
+        struct flipper f = {.a = off_a, .b = off_b};
         unsigned seen_a = 0, seen_b = 0, seen_syscall = 0;
         struct timespec start, now;
         pthread_t t;
 
-        SETUP();
         set_offsets(f.a, 0, 0);
         ASSERT_EQ(pthread_create(&t, NULL, flip, &f), 0);
         clock_gettime(CLOCK_MONOTONIC, &start);
@@ -587,6 +586,11 @@ TEST(seqlock_under_concurrent_writes) {
         EXPECT_GT(seen_b, 0);
         EXPECT_GT(f.writes, 1000);
         EXPECT_EQ(M.ns->page->seq % 2, 0);
+}
+
+TEST(seqlock_under_concurrent_writes) {
+        SETUP();
+        race_writer(1000 * NSEC, -1000 * NSEC, _failed);
 }
 
 /* A writer that died between write_begin and write_end (the sequence
@@ -862,6 +866,9 @@ TEST(direct_tsc_and_coarse_arithmetic_on_a_fake_page) {
         vc[0].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){100, 2 * 999999990};
         vc[1].basetime[CLOCK_MONOTONIC_RAW] = (struct tns_kvdso_timestamp){200, 0};
         vc[0].basetime[CLOCK_REALTIME_COARSE] = (struct tns_kvdso_timestamp){1000, 999999999};
+        /* The kernel's time() reads these seconds, the same as the coarse
+         * ones (both xtime_sec at the last update). */
+        vc[0].basetime[CLOCK_REALTIME].sec = 1000;
         vc[0].basetime[CLOCK_MONOTONIC_COARSE] = (struct tns_kvdso_timestamp){50, 0};
         fill_params_direct((uint64_t) (uintptr_t) vc, 0, TNS_VCLOCK_MODE_TSC, 0x8f3);
         through_calls = 0;
@@ -917,4 +924,20 @@ TEST(direct_tsc_and_coarse_arithmetic_on_a_fake_page) {
         EXPECT_EQ(through_calls, 1);
         fill_params(M.k);
         munmap(vc, PAGE);
+}
+
+/* The direct path against a racing writer: the offset read in the same
+ * retry loop as the kernel's data, one offset or the other, sub-second
+ * parts included. */
+TEST(direct_seqlock_under_concurrent_writes) {
+        struct tns_vdso_direct d;
+        uint64_t base = M.kernel_base;
+
+        SETUP();
+        if (!host_direct(&d) || !(d.clocks & (1u << CLOCK_MONOTONIC)))
+                SKIP("no direct path for CLOCK_MONOTONIC on this kernel: %s", d.why);
+        fill_params_direct(base + (uint64_t) d.clock_delta, d.pvclock_delta ? base + (uint64_t) d.pvclock_delta : 0,
+                           d.mode, d.clocks);
+        race_writer(1000 * NSEC + 1, -1000 * NSEC - 999999999, _failed);
+        fill_params(M.k);
 }

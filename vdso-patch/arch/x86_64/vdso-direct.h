@@ -27,8 +27,9 @@
 #include "vvar-layout.h"
 
 #define NSEC_PER_SEC_U 1000000000ULL
+#define DIRECT_INLINE inline __attribute__((always_inline))
 
-static inline bool direct_wanted(int clock) {
+static DIRECT_INLINE bool direct_wanted(int clock) {
         return (unsigned) clock < 32 &&
                ((__atomic_load_n(&tns_params_page.direct_clocks, __ATOMIC_RELAXED) >> clock) & 1u);
 }
@@ -36,7 +37,7 @@ static inline bool direct_wanted(int clock) {
 /* rdtsc_ordered() (arch/x86/include/asm/msr.h): LFENCE keeps the counter
  * read after the loads of the sequence before it, on Intel and on AMD
  * (where the kernel makes LFENCE dispatch-serialising). */
-static inline uint64_t direct_rdtsc_ordered(void) {
+static DIRECT_INLINE uint64_t direct_rdtsc_ordered(void) {
         uint32_t lo, hi;
 
         __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
@@ -45,7 +46,7 @@ static inline uint64_t direct_rdtsc_ordered(void) {
 
 /* vread_pvclock(): kvm-clock's nanoseconds, from vCPU 0's page (valid for
  * every vCPU only while the host sets the stable bit). */
-static inline bool direct_pvclock(const struct tns_pvclock_info *p, uint64_t *ret) {
+static DIRECT_INLINE bool direct_pvclock(const struct tns_pvclock_info *p, uint64_t *ret) {
         unsigned spins = 0;
 
         for (;;) {
@@ -75,14 +76,14 @@ static inline bool direct_pvclock(const struct tns_pvclock_info *p, uint64_t *re
         }
 }
 
-static inline const struct tns_kvdso_clock *direct_clock_data(int cs) {
+static DIRECT_INLINE const struct tns_kvdso_clock *direct_clock_data(int cs) {
         return (const struct tns_kvdso_clock *) (uintptr_t) __atomic_load_n(&tns_params_page.direct_clock,
                                                                             __ATOMIC_RELAXED) +
                cs;
 }
 
 /* The offsets page is one this image reads (as read_split checks). */
-static inline bool direct_page_ok(void) {
+static DIRECT_INLINE bool direct_page_ok(void) {
         return likely(__atomic_load_n(&tns_offsets_page.magic, __ATOMIC_RELAXED) == TNS_PAGE_MAGIC &&
                       __atomic_load_n(&tns_offsets_page.version, __ATOMIC_RELAXED) == TNS_PAGE_VERSION);
 }
@@ -90,7 +91,7 @@ static inline bool direct_page_ok(void) {
 /* sec.ns + off, ns possibly above 1e9 (the kernel's too: the base time's
  * nanoseconds plus those since the last update): subtracted, not divided,
  * as the kernel's __iter_div_u64_rem does. */
-static inline void direct_store(struct vdso_timespec *ts, uint64_t sec, uint64_t ns, struct split off) {
+static DIRECT_INLINE void direct_store(struct vdso_timespec *ts, uint64_t sec, uint64_t ns, struct split off) {
         ns += (uint64_t) off.nsec;
         sec += (uint64_t) off.sec;
         while (unlikely(ns >= NSEC_PER_SEC_U)) {
@@ -103,7 +104,7 @@ static inline void direct_store(struct vdso_timespec *ts, uint64_t sec, uint64_t
 
 /* A high-resolution clock (REALTIME, MONOTONIC, BOOTTIME, TAI, and
  * MONOTONIC_RAW from clock_data[1]) plus the offset of class c. */
-static inline bool direct_hres(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+static DIRECT_INLINE bool direct_hres(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
         const struct tns_kvdso_clock *vc =
                 direct_clock_data(clock == CLOCK_MONOTONIC_RAW ? TNS_KVDSO_CS_RAW : TNS_KVDSO_CS_HRES_COARSE);
         const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
@@ -163,7 +164,7 @@ static inline bool direct_hres(int clock, enum tns_clock_class c, struct vdso_ti
 }
 
 /* A coarse clock: the base time itself, no counter read. */
-static inline bool direct_coarse(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+static DIRECT_INLINE bool direct_coarse(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
         const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
         const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
         const struct tns_offsets_page *p = &tns_offsets_page;
@@ -201,9 +202,51 @@ static inline bool direct_coarse(int clock, enum tns_clock_class c, struct vdso_
         return true;
 }
 
-/* clock_gettime through the direct path, for a clock whose bit is set. */
-static inline bool direct_gettime(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+/* clock_gettime through the direct path, for a clock whose bit is set
+ * (only shifted clocks are: clock_how() gives a class). */
+static DIRECT_INLINE bool direct_gettime(int clock, struct vdso_timespec *ts) {
+        enum tns_clock_class c = clock_how(clock) - 1;
+
         if (clock == CLOCK_REALTIME_COARSE || clock == CLOCK_MONOTONIC_COARSE)
                 return direct_coarse(clock, c, ts);
         return direct_hres(clock, c, ts);
+}
+
+/* time(): floor(CLOCK_REALTIME_COARSE + offset). With an offset of whole
+ * seconds, the base time's seconds alone, read without the kernel's
+ * sequence as the kernel's time() reads them (one aligned load); with a
+ * sub-second part, the carry needs its nanoseconds: the coarse read. */
+static DIRECT_INLINE bool direct_time(long *ret) {
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        unsigned spins = 0;
+        struct split off;
+        struct vdso_timespec ts;
+
+        if (unlikely(!direct_page_ok()))
+                return false;
+        for (;;) {
+                uint32_t oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+
+                if (likely(!(oseq & 1))) {
+                        off.sec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_sec, __ATOMIC_RELAXED);
+                        off.nsec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_nsec, __ATOMIC_RELAXED);
+                        if (likely(!tns_page_read_retry(p, oseq)))
+                                break;
+                }
+                if (unlikely(++spins >= SEQ_SPIN_MAX))
+                        return false;
+                __builtin_ia32_pause();
+        }
+        if (likely(off.nsec == 0)) {
+                if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS))
+                        return false;
+                *ret = (long) (__atomic_load_n(&vc->basetime[CLOCK_REALTIME].sec, __ATOMIC_RELAXED) +
+                               (uint64_t) off.sec);
+                return true;
+        }
+        if (!direct_coarse(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))
+                return false;
+        *ret = ts.tv_sec;
+        return true;
 }

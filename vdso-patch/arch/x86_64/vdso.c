@@ -37,6 +37,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define ALIAS(name) __attribute__((weak, alias(#name), visibility("default")))
+#define NOINLINE __attribute__((noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -244,14 +245,11 @@ static inline bool shifted_gettime(uint64_t fn, int clock, enum tns_clock_class 
         return true;
 }
 
-int __vdso_clock_gettime(int clock, struct vdso_timespec *ts) {
+static NOINLINE int callthrough_clock_gettime(int clock, struct vdso_timespec *ts) {
         uint64_t fn = kernel_fn(TNS_VDSO_CLOCK_GETTIME);
         unsigned how = clock_how(clock);
         int r;
 
-        /* The direct path first: the clocks the proof agreed on. */
-        if (direct_wanted(clock) && likely(direct_gettime(clock, how - 1, ts)))
-                return 0;
         if (likely(fn)) {
                 if (how == HOW_FWD)
                         return ((clock_gettime_fn) fn)(clock, ts);
@@ -273,7 +271,7 @@ static inline int sys_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone
         return (int) syscall2(NR_gettimeofday, (long) tv, (long) tz);
 }
 
-int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
+static NOINLINE int callthrough_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
         uint64_t cgt = kernel_fn(TNS_VDSO_CLOCK_GETTIME), gtod = kernel_fn(TNS_VDSO_GETTIMEOFDAY);
         struct vdso_timespec ts;
         int r;
@@ -285,9 +283,7 @@ int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
         if (unlikely(!cgt || tz))
                 return sys_gettimeofday(tv, tz);
         if (likely(tv)) {
-                if (direct_wanted(CLOCK_REALTIME) && likely(direct_hres(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts)))
-                        r = 0;
-                else if (unlikely(!shifted_gettime(cgt, CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts, &r)))
+                if (unlikely(!shifted_gettime(cgt, CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts, &r)))
                         return sys_gettimeofday(tv, tz);
                 if (unlikely(r != 0))
                         return r;
@@ -302,21 +298,13 @@ int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
  * time() is floor(CLOCK_REALTIME_COARSE + offset): for an offset of whole
  * seconds, the kernel's time() plus those seconds; otherwise the carry
  * needs the nanoseconds, from the coarse clock. */
-long __vdso_time(long *t) {
+static NOINLINE long callthrough_time(long *t) {
         uint64_t cgt = kernel_fn(TNS_VDSO_CLOCK_GETTIME), kt = kernel_fn(TNS_VDSO_TIME);
         struct vdso_timespec ts;
         struct split off;
         long sec;
         int r;
 
-        /* Direct: the seconds of the coarse clock plus the offset, with no
-         * counter read, as the kernel's time() reads basetime. */
-        if (direct_wanted(CLOCK_REALTIME_COARSE) &&
-            likely(direct_coarse(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))) {
-                if (t)
-                        *t = ts.tv_sec;
-                return ts.tv_sec;
-        }
         if (unlikely(!cgt || !read_split(TNS_CLASS_REALTIME, &off)))
                 return syscall2(NR_time, (long) t, 0);
         if (likely(off.nsec == 0 && kt))
@@ -331,6 +319,42 @@ long __vdso_time(long *t) {
         if (t)
                 *t = sec;
         return sec;
+}
+
+/* The exported time functions: the direct path (vdso-direct.h) for the
+ * clocks timensd proved it on, the call-through above for everything else
+ * and whenever the direct path declines. Out of line, the call-through
+ * costs the direct path no saved registers. */
+int __vdso_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (direct_wanted(clock) && likely(direct_gettime(clock, ts)))
+                return 0;
+        return callthrough_clock_gettime(clock, ts);
+}
+
+/* As the call-through, from CLOCK_REALTIME + offset (microseconds by a
+ * constant division, which the compiler makes a multiplication). */
+int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
+        struct vdso_timespec ts;
+
+        if (likely(tv && !tz) && direct_wanted(CLOCK_REALTIME) &&
+            likely(direct_hres(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts))) {
+                tv->tv_sec = ts.tv_sec;
+                tv->tv_usec = ts.tv_nsec / NSEC_PER_USEC;
+                return 0;
+        }
+        return callthrough_gettimeofday(tv, tz);
+}
+
+/* The seconds of CLOCK_REALTIME_COARSE + offset, with no counter read. */
+long __vdso_time(long *t) {
+        long sec;
+
+        if (direct_wanted(CLOCK_REALTIME_COARSE) && likely(direct_time(&sec))) {
+                if (t)
+                        *t = sec;
+                return sec;
+        }
+        return callthrough_time(t);
 }
 
 /* Resolutions, CPU numbers and random bytes are the same in every
