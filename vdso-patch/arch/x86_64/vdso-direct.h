@@ -163,8 +163,10 @@ static DIRECT_INLINE bool direct_hres(int clock, enum tns_clock_class c, struct 
         return true;
 }
 
-/* A coarse clock: the base time itself, no counter read. */
-static DIRECT_INLINE bool direct_coarse(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+/* A coarse clock: the base time itself, no counter read. The loop, for a
+ * writer in progress on either side, is out of line: the straight path
+ * keeps to the registers a call may clobber, with nothing to save. */
+static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
         const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
         const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
         const struct tns_offsets_page *p = &tns_offsets_page;
@@ -172,8 +174,6 @@ static DIRECT_INLINE bool direct_coarse(int clock, enum tns_clock_class c, struc
         struct split off;
         uint64_t sec, ns;
 
-        if (unlikely(!direct_page_ok()))
-                return false;
         for (;;) {
                 uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
 
@@ -202,21 +202,44 @@ static DIRECT_INLINE bool direct_coarse(int clock, enum tns_clock_class c, struc
         return true;
 }
 
-/* clock_gettime through the direct path, for a clock whose bit is set
- * (only shifted clocks are: clock_how() gives a class). */
-static DIRECT_INLINE bool direct_gettime(int clock, struct vdso_timespec *ts) {
-        enum tns_clock_class c = clock_how(clock) - 1;
+/* The straight path: true if it read a consistent value, false if the
+ * caller must take direct_coarse() (a writer in progress, a page to
+ * check) — as a tail call, so that nothing is saved here. */
+static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        uint32_t seq, oseq;
+        uint64_t sec, ns;
+        struct split off;
 
-        if (clock == CLOCK_REALTIME_COARSE || clock == CLOCK_MONOTONIC_COARSE)
-                return direct_coarse(clock, c, ts);
-        return direct_hres(clock, c, ts);
+        if (unlikely(!direct_page_ok()))
+                return false;
+        seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
+        oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+        sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
+        ns = __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED);
+        off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+        off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (unlikely(((seq | oseq) & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
+                     __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
+                return false;
+        direct_store(ts, sec, ns, off);
+        return true;
+}
+
+/* With the loop: false when only the call-through can answer. */
+static DIRECT_INLINE bool direct_coarse(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        return likely(direct_page_ok()) && direct_coarse_slow(clock, c, ts);
 }
 
 /* time(): floor(CLOCK_REALTIME_COARSE + offset). With an offset of whole
  * seconds, the base time's seconds alone, read without the kernel's
  * sequence as the kernel's time() reads them (one aligned load); with a
- * sub-second part, the carry needs its nanoseconds: the coarse read. */
-static DIRECT_INLINE bool direct_time(long *ret) {
+ * sub-second part, the carry needs its nanoseconds: the coarse read.
+ * This is the loop, for writers in progress; direct_time() below is the
+ * straight path. */
+static __attribute__((noinline)) bool direct_time_slow(long *ret) {
         const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
         const struct tns_offsets_page *p = &tns_offsets_page;
         unsigned spins = 0;
@@ -238,15 +261,50 @@ static DIRECT_INLINE bool direct_time(long *ret) {
                         return false;
                 __builtin_ia32_pause();
         }
-        if (likely(off.nsec == 0)) {
+        if (off.nsec == 0) {
                 if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS))
                         return false;
                 *ret = (long) (__atomic_load_n(&vc->basetime[CLOCK_REALTIME].sec, __ATOMIC_RELAXED) +
                                (uint64_t) off.sec);
                 return true;
         }
-        if (!direct_coarse(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))
+        if (!direct_coarse_slow(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))
                 return false;
         *ret = ts.tv_sec;
+        return true;
+}
+
+/* False: the caller takes direct_time_slow(), then the call-through. */
+static DIRECT_INLINE bool direct_time(long *ret) {
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        uint32_t oseq, seq;
+        int64_t osec, onsec;
+        uint64_t sec, ns;
+
+        if (unlikely(!direct_page_ok()))
+                return false;
+        oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+        osec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_sec, __ATOMIC_RELAXED);
+        onsec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_nsec, __ATOMIC_RELAXED);
+        if (likely(onsec == 0)) {
+                if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS))
+                        return false;
+                sec = __atomic_load_n(&vc->basetime[CLOCK_REALTIME].sec, __ATOMIC_RELAXED);
+                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                if (unlikely((oseq & 1) || __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
+                        return false;
+                *ret = (long) (sec + (uint64_t) osec);
+                return true;
+        }
+        seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
+        sec = __atomic_load_n(&vc->basetime[CLOCK_REALTIME_COARSE].sec, __ATOMIC_RELAXED);
+        ns = __atomic_load_n(&vc->basetime[CLOCK_REALTIME_COARSE].nsec, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (unlikely(((seq | oseq) & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
+                     __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
+                return false;
+        /* Both nanosecond parts below 1e9: one carry at most. */
+        *ret = (long) (sec + (uint64_t) osec + (ns + (uint64_t) onsec >= NSEC_PER_SEC_U));
         return true;
 }

@@ -325,10 +325,28 @@ static NOINLINE long callthrough_time(long *t) {
  * clocks timensd proved it on, the call-through above for everything else
  * and whenever the direct path declines. Out of line, the call-through
  * costs the direct path no saved registers. */
-int __vdso_clock_gettime(int clock, struct vdso_timespec *ts) {
-        if (direct_wanted(clock) && likely(direct_gettime(clock, ts)))
+static NOINLINE int hres_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_hres(clock, clock_how(clock) - 1, ts)))
                 return 0;
         return callthrough_clock_gettime(clock, ts);
+}
+
+static NOINLINE int coarse_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_coarse(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return callthrough_clock_gettime(clock, ts);
+}
+
+/* The straight coarse read inline, everything else behind a tail call:
+ * the registers those need saved are not saved for a coarse read. */
+int __vdso_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (!direct_wanted(clock))
+                return callthrough_clock_gettime(clock, ts);
+        if (clock != CLOCK_REALTIME_COARSE && clock != CLOCK_MONOTONIC_COARSE)
+                return hres_clock_gettime(clock, ts);
+        if (likely(direct_coarse_fast(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return coarse_clock_gettime(clock, ts);
 }
 
 /* As the call-through, from CLOCK_REALTIME + offset (microseconds by a
@@ -345,6 +363,17 @@ int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
         return callthrough_gettimeofday(tv, tz);
 }
 
+static NOINLINE long time_slow(long *t) {
+        long sec;
+
+        if (direct_wanted(CLOCK_REALTIME_COARSE) && direct_time_slow(&sec)) {
+                if (t)
+                        *t = sec;
+                return sec;
+        }
+        return callthrough_time(t);
+}
+
 /* The seconds of CLOCK_REALTIME_COARSE + offset, with no counter read. */
 long __vdso_time(long *t) {
         long sec;
@@ -354,7 +383,7 @@ long __vdso_time(long *t) {
                         *t = sec;
                 return sec;
         }
-        return callthrough_time(t);
+        return time_slow(t);
 }
 
 /* Resolutions, CPU numbers and random bytes are the same in every
