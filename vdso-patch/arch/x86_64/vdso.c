@@ -7,11 +7,12 @@
  *   base - 1 * 4096   struct tns_offsets_page  (the namespace's memfd, RO)
  *   base              this image
  *
- * and points AT_SYSINFO_EHDR at base. Every clock read calls the kernel's
- * own vDSO function (its address is in the parameter page) and adds the
- * namespace's offset, read under the seqlock as the kernel reads its vvar
- * page (lib/vdso/gettimeofday.c, vdso_read_begin/retry). Everything else is
- * forwarded unchanged.
+ * and points AT_SYSINFO_EHDR at base. A clock read either reads the
+ * kernel's time data itself, for the clocks timensd proved that path on
+ * (vdso-direct.h), or calls the kernel's own vDSO function (its address is
+ * in the parameter page) and adds the namespace's offset, read under the
+ * seqlock as the kernel reads its vvar page (lib/vdso/gettimeofday.c,
+ * vdso_read_begin/retry). Everything else is forwarded unchanged.
  *
  * Built freestanding, linked at 0, with no relocations at all
  * (vdso-patch/arch/x86_64/vdso.lds, checked by vdso-patch/check-vdso.c):
