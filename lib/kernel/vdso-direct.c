@@ -95,38 +95,47 @@ struct ours {
 };
 
 /* The child's layout, as the injector makes it in a member: parameter
- * page, offsets page (zero offsets), image. */
+ * page, offsets page (zero offsets), image. Written into a memfd and
+ * mapped from it, the image read + exec from the start: timensd runs with
+ * MemoryDenyWriteExecute= (systemd/timensd.service.in), which refuses to
+ * make written memory executable. */
 static int lay_out(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, struct ours *ret) {
         size_t len = 2 * TNS_PAGE_SIZE + h->image.size;
-        uint8_t *area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        struct tns_vdso_params *params;
-        struct tns_offsets_page *page;
+        struct tns_vdso_params params = {
+                .magic = TNS_PARAMS_MAGIC,
+                .version = TNS_PARAMS_VERSION,
+                .kernel_vdso_base = m->vdso,
+                .kernel_vdso_size = h->kernel_size,
+                .direct_clock = m->vvar,
+                .direct_pvclock = mode == TNS_VCLOCK_MODE_PVCLOCK ? m->vclock : 0,
+                .direct_mode = mode,
+                .direct_clocks = DIRECT_CANDIDATES,
+        };
+        struct tns_offsets_page page = {
+                .magic = TNS_PAGE_MAGIC,
+                .version = TNS_PAGE_VERSION,
+                .flags = TNS_PAGE_F_ACTIVE,
+        };
+        _cleanup_close_ int fd = -EBADF;
         struct tns_vdso_elf e;
         uint64_t off[3];
+        uint8_t *area;
 
-        if (area == MAP_FAILED)
-                return -errno;
-        params = (struct tns_vdso_params *) area;
-        page = (struct tns_offsets_page *) (area + TNS_PAGE_SIZE);
-        params->magic = TNS_PARAMS_MAGIC;
-        params->version = TNS_PARAMS_VERSION;
-        params->kernel_vdso_base = m->vdso;
-        params->kernel_vdso_size = h->kernel_size;
         for (int i = 0; i < _TNS_VDSO_FN_MAX; i++)
-                params->fn[i] = h->fn[i] ? m->vdso + h->fn[i] : 0;
-        params->fn[TNS_VDSO_CLOCK_GETTIME] = (uint64_t) (uintptr_t) refuse_gettime;
-        params->fn[TNS_VDSO_GETTIMEOFDAY] = (uint64_t) (uintptr_t) refuse_gettimeofday;
-        params->fn[TNS_VDSO_TIME] = (uint64_t) (uintptr_t) refuse_time;
-        params->direct_clock = m->vvar;
-        params->direct_pvclock = mode == TNS_VCLOCK_MODE_PVCLOCK ? m->vclock : 0;
-        params->direct_mode = mode;
-        params->direct_clocks = DIRECT_CANDIDATES;
-        page->magic = TNS_PAGE_MAGIC;
-        page->version = TNS_PAGE_VERSION;
-        page->flags = TNS_PAGE_F_ACTIVE;
-        memcpy(area + 2 * TNS_PAGE_SIZE, h->image.data, h->image.size);
-        if (mprotect(area, 2 * TNS_PAGE_SIZE, PROT_READ) < 0 ||
-            mprotect(area + 2 * TNS_PAGE_SIZE, h->image.size, PROT_READ | PROT_EXEC) < 0)
+                params.fn[i] = h->fn[i] ? m->vdso + h->fn[i] : 0;
+        params.fn[TNS_VDSO_CLOCK_GETTIME] = (uint64_t) (uintptr_t) refuse_gettime;
+        params.fn[TNS_VDSO_GETTIMEOFDAY] = (uint64_t) (uintptr_t) refuse_gettimeofday;
+        params.fn[TNS_VDSO_TIME] = (uint64_t) (uintptr_t) refuse_time;
+        fd = memfd_create("timens-vdso-proof", MFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (pwrite(fd, &params, sizeof(params), 0) != sizeof(params) ||
+            pwrite(fd, &page, sizeof(page), TNS_PAGE_SIZE) != sizeof(page) ||
+            pwrite(fd, h->image.data, h->image.size, 2 * TNS_PAGE_SIZE) != (ssize_t) h->image.size)
+                return -EIO;
+        area = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        if (area == MAP_FAILED || mmap(area + 2 * TNS_PAGE_SIZE, h->image.size, PROT_READ | PROT_EXEC,
+                                       MAP_SHARED | MAP_FIXED, fd, 2 * TNS_PAGE_SIZE) == MAP_FAILED)
                 return -errno;
         if (tns_vdso_elf_parse(area + 2 * TNS_PAGE_SIZE, h->image.size, &e) < 0 ||
             tns_vdso_elf_lookup(&e, "__vdso_clock_gettime", TNS_VDSO_VERSION, &off[0]) < 0 ||

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <elf.h>
 #include <errno.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "inject.h"
 #include "test.h"
@@ -116,4 +119,42 @@ TEST(host_vdso_is_usable) {
         printf("# vDSO reads: %s %s\n", tns_vdso_direct_path(&h.direct), h.direct.why);
         EXPECT_TRUE(h.direct.mode ? h.direct.clocks != 0 : h.direct.why[0] != 0);
         tns_vdso_host_done(&h);
+}
+
+/* timensd runs with MemoryDenyWriteExecute= (systemd/timensd.service.in):
+ * the proof of the direct path maps the image without ever making written
+ * memory executable, so that it proves the same there. PR_SET_MDWE is the
+ * kernel's form of that rule (6.3+). */
+TEST(direct_proof_under_memory_deny_write_execute) {
+        struct tns_vdso_host h;
+        uint32_t want, got = 0;
+        int fds[2], status;
+        pid_t pid;
+
+        if (tns_vdso_host_init(&h) < 0)
+                SKIP("no vDSO in this process");
+        want = h.direct.mode;
+        tns_vdso_host_done(&h);
+        if (!want)
+                SKIP("no direct path on this kernel");
+        ASSERT_EQ(pipe(fds), 0);
+        pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+                uint32_t mode = 0;
+
+                if (prctl(65 /* PR_SET_MDWE */, 1 /* PR_MDWE_REFUSE_EXEC_GAIN */, 0, 0, 0) < 0)
+                        _exit(77);
+                if (tns_vdso_host_init(&h) == 0)
+                        mode = h.direct.mode;
+                _exit(write(fds[1], &mode, sizeof(mode)) == sizeof(mode) ? 0 : 1);
+        }
+        close(fds[1]);
+        EXPECT_EQ(read(fds[0], &got, sizeof(got)) >= 0, true);
+        close(fds[0]);
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+                SKIP("this kernel has no PR_SET_MDWE");
+        EXPECT_EQ(status, 0);
+        EXPECT_EQ(got, want);
 }
