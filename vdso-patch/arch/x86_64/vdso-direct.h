@@ -57,6 +57,10 @@ static DIRECT_INLINE bool direct_pvclock(const struct tns_pvclock_info *p, uint6
                 if (unlikely(!(__atomic_load_n(&p->flags, __ATOMIC_RELAXED) & TNS_PVCLOCK_TSC_STABLE_BIT)))
                         return false;
                 delta = direct_rdtsc_ordered() - __atomic_load_n(&p->tsc_timestamp, __ATOMIC_RELAXED);
+                /* A TSC read a little before the host's timestamp (another
+                 * vCPU's): no time since it, as the kernel's read clamps. */
+                if ((int64_t) delta < 0)
+                        delta = 0;
                 shift = __atomic_load_n(&p->tsc_shift, __ATOMIC_RELAXED);
                 if (shift < 0)
                         delta >>= -shift;
@@ -102,12 +106,76 @@ static DIRECT_INLINE void direct_store(struct vdso_timespec *ts, uint64_t sec, u
         ts->tv_nsec = (long) ns;
 }
 
+/* The counter in the proven mode, as __arch_get_hw_counter() reads it;
+ * false: only the kernel's function can read this one. */
+static DIRECT_INLINE bool direct_counter(int32_t mode, uint64_t *ret) {
+        if (likely(mode == TNS_VCLOCK_MODE_TSC)) {
+                *ret = direct_rdtsc_ordered() & (uint64_t) INT64_MAX;
+                return true;
+        }
+        return direct_pvclock((const struct tns_pvclock_info *) (uintptr_t) __atomic_load_n(
+                                      &tns_params_page.direct_pvclock, __ATOMIC_RELAXED),
+                              ret);
+}
+
+/* vdso_calc_ns() of x86: the shifted nanoseconds since the base time. A
+ * counter a little behind cycle_last (another CPU's) reads the base time,
+ * as the kernel clamps; one too far ahead for a 64-bit product: false. */
+static DIRECT_INLINE bool direct_calc_ns(const struct tns_kvdso_clock *vc, uint64_t cycles, uint64_t base,
+                                         uint64_t *ret) {
+        uint64_t delta = cycles - __atomic_load_n(&vc->cycle_last, __ATOMIC_RELAXED);
+        uint32_t shift = __atomic_load_n(&vc->shift, __ATOMIC_RELAXED);
+
+        if (likely(delta <= __atomic_load_n(&vc->max_cycles, __ATOMIC_RELAXED)))
+                *ret = (delta * __atomic_load_n(&vc->mult, __ATOMIC_RELAXED) + base) >> shift;
+        else if (delta & (1ULL << 62))
+                *ret = base >> shift;
+        else
+                return false;
+        return true;
+}
+
+static DIRECT_INLINE const struct tns_kvdso_clock *direct_hres_clock(int clock) {
+        return direct_clock_data(clock == CLOCK_MONOTONIC_RAW ? TNS_KVDSO_CS_RAW : TNS_KVDSO_CS_HRES_COARSE);
+}
+
 /* A high-resolution clock (REALTIME, MONOTONIC, BOOTTIME, TAI, and
- * MONOTONIC_RAW from clock_data[1]) plus the offset of class c. */
-static DIRECT_INLINE bool direct_hres(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        const struct tns_kvdso_clock *vc =
-                direct_clock_data(clock == CLOCK_MONOTONIC_RAW ? TNS_KVDSO_CS_RAW : TNS_KVDSO_CS_HRES_COARSE);
-        const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
+ * MONOTONIC_RAW from clock_data[1]) plus the offset of class c, straight:
+ * false on anything but the common case, and the caller takes
+ * direct_hres() (the loop), then the call-through. Before the counter
+ * read, whose LFENCE waits for every load issued before it, only what
+ * the kernel's own read loads there: the sequence and the mode; the
+ * offsets page after it, alongside the conversion. */
+static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_kvdso_clock *vc = direct_hres_clock(clock);
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
+        uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
+        uint64_t cycles, sec, ns;
+        struct split off;
+
+        if (unlikely((seq & 1) || __atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != mode) ||
+            unlikely(!direct_counter(mode, &cycles)))
+                return false;
+        oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+        if (unlikely(!direct_page_ok()) ||
+            unlikely(!direct_calc_ns(vc, cycles, __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED), &ns)))
+                return false;
+        sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
+        off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+        off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (unlikely((oseq & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
+                     __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
+                return false;
+        direct_store(ts, sec, ns, off);
+        return true;
+}
+
+/* The same with the retry loop, for a writer in progress on either page;
+ * false when only the call-through can answer. Out of line. */
+static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_kvdso_clock *vc = direct_hres_clock(clock);
         const struct tns_offsets_page *p = &tns_offsets_page;
         const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
         unsigned spins = 0;
@@ -118,8 +186,7 @@ static DIRECT_INLINE bool direct_hres(int clock, enum tns_clock_class c, struct 
                 return false;
         for (;;) {
                 uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
-                uint64_t cycles, delta, base;
-                uint32_t shift;
+                uint64_t cycles;
 
                 if (unlikely(seq & 1)) {
                         /* A kernel time namespace's page stays odd. */
@@ -127,27 +194,15 @@ static DIRECT_INLINE bool direct_hres(int clock, enum tns_clock_class c, struct 
                                 return false;
                         goto again;
                 }
+                if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != mode) ||
+                    !direct_counter(mode, &cycles))
+                        return false;
                 oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
                 if (unlikely(oseq & 1))
                         goto again;
-                if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != mode))
+                if (!direct_calc_ns(vc, cycles, __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED), &ns))
                         return false;
-                if (likely(mode == TNS_VCLOCK_MODE_TSC))
-                        cycles = direct_rdtsc_ordered() & (uint64_t) INT64_MAX;
-                else if (!direct_pvclock((const struct tns_pvclock_info *) (uintptr_t) __atomic_load_n(
-                                                 &tns_params_page.direct_pvclock, __ATOMIC_RELAXED),
-                                         &cycles))
-                        return false;
-                base = __atomic_load_n(&bt->nsec, __ATOMIC_RELAXED);
-                shift = __atomic_load_n(&vc->shift, __ATOMIC_RELAXED);
-                delta = cycles - __atomic_load_n(&vc->cycle_last, __ATOMIC_RELAXED);
-                if (likely(delta <= __atomic_load_n(&vc->max_cycles, __ATOMIC_RELAXED)))
-                        ns = (delta * __atomic_load_n(&vc->mult, __ATOMIC_RELAXED) + base) >> shift;
-                else if (delta & (1ULL << 62))
-                        ns = base >> shift; /* the counter a little behind: the kernel clamps so */
-                else
-                        return false; /* a product wider than 64 bits: the kernel's function */
-                sec = __atomic_load_n(&bt->sec, __ATOMIC_RELAXED);
+                sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
                 off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
                 off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
                 __atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -326,10 +326,16 @@ static NOINLINE long callthrough_time(long *t) {
  * clocks timensd proved it on, the call-through above for everything else
  * and whenever the direct path declines. Out of line, the call-through
  * costs the direct path no saved registers. */
-static NOINLINE int hres_clock_gettime(int clock, struct vdso_timespec *ts) {
+static NOINLINE int hres_clock_gettime_slow(int clock, struct vdso_timespec *ts) {
         if (likely(direct_hres(clock, clock_how(clock) - 1, ts)))
                 return 0;
         return callthrough_clock_gettime(clock, ts);
+}
+
+static NOINLINE int hres_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_hres_fast(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return hres_clock_gettime_slow(clock, ts);
 }
 
 static NOINLINE int coarse_clock_gettime(int clock, struct vdso_timespec *ts) {
@@ -356,7 +362,8 @@ int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
         struct vdso_timespec ts;
 
         if (likely(tv && !tz) && direct_wanted(CLOCK_REALTIME) &&
-            likely(direct_hres(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts))) {
+            likely(direct_hres_fast(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts) ||
+                   direct_hres(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts))) {
                 tv->tv_sec = ts.tv_sec;
                 tv->tv_usec = ts.tv_nsec / NSEC_PER_USEC;
                 return 0;
