@@ -793,6 +793,14 @@ TEST(direct_reads_every_clock_without_the_kernel_function) {
         }
         /* Not once through the kernel's function: the reads were ours. */
         EXPECT_EQ(through_calls, 0);
+        /* An offsets page of another version (a newer timensd's, after a
+         * restart) is not read directly: the call-through, which refuses
+         * it too and makes the syscall (host time here). */
+        M.ns->page->version = TNS_PAGE_VERSION + 1;
+        check_bracket(CLOCK_MONOTONIC, sys_gettime, 0, _failed);
+        check_bracket(CLOCK_MONOTONIC_COARSE, sys_gettime, 0, _failed);
+        EXPECT_EQ(through_calls, 2);
+        M.ns->page->version = TNS_PAGE_VERSION;
         fill_params(M.k);
 }
 

@@ -86,10 +86,13 @@ static DIRECT_INLINE const struct tns_kvdso_clock *direct_clock_data(int cs) {
                cs;
 }
 
-/* The offsets page is one this image reads (as read_split checks). */
+/* The offsets page is one this image reads. Its version only, in the
+ * cache line of the sequence: a newer timensd that adopts the namespace's
+ * memfd at a restart may write another layout there, while the page's
+ * magic is certain on this path (the parameter page that enabled it came
+ * with the same memfd). read_split() checks both, for the call-through. */
 static DIRECT_INLINE bool direct_page_ok(void) {
-        return likely(__atomic_load_n(&tns_offsets_page.magic, __ATOMIC_RELAXED) == TNS_PAGE_MAGIC &&
-                      __atomic_load_n(&tns_offsets_page.version, __ATOMIC_RELAXED) == TNS_PAGE_VERSION);
+        return likely(__atomic_load_n(&tns_offsets_page.version, __ATOMIC_RELAXED) == TNS_PAGE_VERSION);
 }
 
 /* sec.ns + off, ns possibly above 1e9 (the kernel's too: the base time's
