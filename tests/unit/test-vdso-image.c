@@ -949,3 +949,73 @@ TEST(direct_seqlock_under_concurrent_writes) {
         race_writer(1000 * NSEC + 1, -1000 * NSEC - 999999999, _failed);
         fill_params(M.k);
 }
+
+/* kvm-clock's read on a fake pvclock page: the scale, the clamp of a TSC
+ * behind the host's timestamp (another vCPU's), the stable bit. */
+TEST(direct_pvclock_arithmetic_on_a_fake_page) {
+        struct tns_kvdso_clock *vc;
+        struct tns_pvclock_info *pv;
+        struct timespec ts;
+        uint64_t t0, t1;
+
+        SETUP();
+        vc = fake_vvar();
+        pv = (struct tns_pvclock_info *) fake_vvar();
+        vc[0] = (struct tns_kvdso_clock){.seq = 2,
+                                         .clock_mode = TNS_VCLOCK_MODE_PVCLOCK,
+                                         .mask = UINT64_MAX,
+                                         .max_cycles = UINT64_C(1) << 50,
+                                         .mult = 1,
+                                         .shift = 0};
+        vc[0].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){7, 0};
+        *pv = (struct tns_pvclock_info){.version = 4,
+                                        .system_time = UINT64_C(1) << 40,
+                                        .tsc_to_system_mul = UINT32_C(1) << 31, /* x 0.5 */
+                                        .tsc_shift = 0,
+                                        .flags = TNS_PVCLOCK_TSC_STABLE_BIT};
+        /* cycle_last 1000 ns of kvm-clock before its system_time. */
+        vc[0].cycle_last = pv->system_time - 1000;
+        fill_params_direct((uint64_t) (uintptr_t) vc, (uint64_t) (uintptr_t) pv, TNS_VCLOCK_MODE_PVCLOCK, 0x8f3);
+        set_offsets(NSEC + 5, 0, 0);
+        through_calls = 0;
+
+        /* The host's timestamp in the future: no time since it. */
+        pv->tsc_timestamp = rdtsc_now() + (UINT64_C(1) << 40);
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 8);
+        EXPECT_EQ(ts.tv_nsec, 1005);
+
+        /* In the past: half the TSC ticks since it (mul 2^31, shift 0). */
+        pv->tsc_timestamp = rdtsc_now();
+        t0 = rdtsc_now() - pv->tsc_timestamp;
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t1 = rdtsc_now() - pv->tsc_timestamp;
+        {
+                int64_t got = (int64_t) (ts.tv_sec - 8) * NSEC + ts.tv_nsec - 1005;
+
+                EXPECT_GE(got, (int64_t) (t0 / 2));
+                EXPECT_LE(got, (int64_t) (t1 / 2));
+        }
+        /* A negative tsc_shift halves the delta first. */
+        pv->tsc_shift = -1;
+        pv->tsc_timestamp = rdtsc_now();
+        t0 = rdtsc_now() - pv->tsc_timestamp;
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t1 = rdtsc_now() - pv->tsc_timestamp;
+        {
+                int64_t got = (int64_t) (ts.tv_sec - 8) * NSEC + ts.tv_nsec - 1005;
+
+                EXPECT_GE(got, (int64_t) (t0 / 4) - 1);
+                EXPECT_LE(got, (int64_t) (t1 / 4) + 1);
+        }
+        EXPECT_EQ(through_calls, 0);
+
+        /* Without the stable bit vCPU 0's page is not every vCPU's: the
+         * kernel's function (here: the real kernel's time). */
+        pv->flags = 0;
+        check_bracket(CLOCK_MONOTONIC, k_gettime, class_offset(CLOCK_MONOTONIC), _failed);
+        EXPECT_EQ(through_calls, 1);
+        fill_params(M.k);
+        munmap(vc, PAGE);
+        munmap(pv, PAGE);
+}
