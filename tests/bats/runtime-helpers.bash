@@ -116,6 +116,14 @@ ct() {
         timeout -k 5 120 ctr --address "$CT_DIR/c.sock" "$@"
 }
 
+# ct_run ARGS...: ctr run with its state in the test's directory too:
+# runc's root (default /run/containerd/runc) and the IO fifos (default
+# /run/containerd/fifo). Only the shims' sockets stay where containerd 1.6
+# puts them (/run/containerd/s, named by a hash of our address).
+ct_run() {
+        ct run --runc-root "$CT_DIR/runc" --fifo-dir "$CT_DIR/fifo" "$@"
+}
+
 # containerd_start: exports CT_DIR, or CONTAINERD_SKIP with the reason.
 # The runtime finds its runtime.conf through $TIMENS_RUNTIME_CONFIG, which
 # containerd hands down to its shims and they to the runtime.

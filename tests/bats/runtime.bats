@@ -347,7 +347,7 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
 
 @test "containerd: ctr run --runc-binary timens-runtime --env TIMENS_*: every clock, /proc/uptime" {
         requires_containerd
-        listing_of ct run --rm --runc-binary "$RUNTIME" $(printf -- '--env %s ' "${SETTINGS[@]}") "$CT_IMAGE" ct-env \
+        listing_of ct_run --rm --runc-binary "$RUNTIME" $(printf -- '--env %s ' "${SETTINGS[@]}") "$CT_IMAGE" ct-env \
                 sh -c "$LISTING"
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
         wait_namespaces 0
@@ -355,7 +355,7 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
 
 @test "containerd: ctr run --annotation org.timens.*: every clock; an annotation wins over the environment" {
         requires_containerd
-        listing_of ct run --rm --runc-binary "$RUNTIME" --annotation org.timens.realtime=+1d \
+        listing_of ct_run --rm --runc-binary "$RUNTIME" --annotation org.timens.realtime=+1d \
                 --annotation org.timens.monotonic=+2h --annotation org.timens.boottime=+10d \
                 --env TIMENS_REALTIME=+5d "$CT_IMAGE" ct-ann sh -c "$LISTING"
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
@@ -363,7 +363,7 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
 
 @test "containerd: without settings the container runs as under runc: host clocks, no namespace" {
         requires_containerd
-        listing_of ct run --rm --runc-binary "$RUNTIME" "$CT_IMAGE" ct-plain sh -c "$LISTING"
+        listing_of ct_run --rm --runc-binary "$RUNTIME" "$CT_IMAGE" ct-plain sh -c "$LISTING"
         check_listing 0 0 0
         grep -q "Created namespace" "$DAEMON_DIR/log" && fail "timensd made a namespace"
         true
@@ -371,7 +371,7 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
 
 @test "containerd: bad settings: ctr run fails with the reason, nothing is left" {
         requires_containerd
-        run --separate-stderr ct run --rm --runc-binary "$RUNTIME" --annotation org.timens.monotonic=2030-01-01 \
+        run --separate-stderr ct_run --rm --runc-binary "$RUNTIME" --annotation org.timens.monotonic=2030-01-01 \
                 "$CT_IMAGE" ct-bad true
         [ "$status" -ne 0 ] || fail "ctr run succeeded"
         [[ "$stderr" == *"timens-runtime: Container ct-bad: annotation org.timens.monotonic: '2030-01-01' is not an offset"* ]] ||
@@ -383,10 +383,10 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
 
 @test "containerd: ctr tasks exec into a running container sees its clocks" {
         requires_containerd
-        run -0 ct run -d --runc-binary "$RUNTIME" $(printf -- '--env %s ' "${SETTINGS[@]}") "$CT_IMAGE" ct-exec \
+        run -0 ct_run -d --runc-binary "$RUNTIME" $(printf -- '--env %s ' "${SETTINGS[@]}") "$CT_IMAGE" ct-exec \
                 sleep 1000
-        run -0 ct tasks exec --exec-id e1 ct-exec cat /proc/uptime
-        listing_of ct tasks exec --exec-id e2 ct-exec sh -c "$LISTING"
+        run -0 ct tasks exec --fifo-dir "$CT_DIR/fifo" --exec-id e1 ct-exec cat /proc/uptime
+        listing_of ct tasks exec --fifo-dir "$CT_DIR/fifo" --exec-id e2 ct-exec sh -c "$LISTING"
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
 }
 
