@@ -635,8 +635,11 @@ static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struc
                 return fd; /* do_unshare() logs it */
         if (fd < 0) {
                 /* E.g. EMFILE: the program's fd table is full. Its exec
-                 * goes on without our image, never held up by us. */
-                tns_log_full(&l->s->log, LOG_ERR, fd, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                 * goes on without our image, never held up by us: the
+                 * program's own state, no error of ours to show on the
+                 * user's terminal (where timensctl's supervisor logs). */
+                tns_log_full(&l->s->log, fd == -EMFILE ? LOG_DEBUG : LOG_ERR, fd,
+                             &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
                              "Failed to hand the program its vDSO, it uses the syscall path: %m");
                 fd = INT_MAX; /* counted as failed at its exec stop */
         }
