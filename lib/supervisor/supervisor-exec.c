@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vDSO injection at exec, the supervisor's side (lib/kernel/inject.h says how). */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
@@ -11,9 +12,11 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "inject.h"
 #include "proc-util.h"
@@ -31,6 +34,8 @@ static void trace_free(struct exec_trace *t) {
                         break;
                 }
         s->n_execs--;
+        if (s->exec_to_hold == t)
+                s->exec_to_hold = NULL;
         tns_ns_unref(t->ns);
         free(t);
 }
@@ -283,8 +288,13 @@ static int inject_vdso(struct exec_trace *t) {
         mem = open_mem(t->tid);
         if (mem < 0)
                 return mem;
-        if (h->tail)
-                return start_tail(t, mem, &saved, kernel_base, saved.rsp + off);
+        if (h->tail) {
+                r = start_tail(t, mem, &saved, kernel_base, saved.rsp + off);
+                if (r < 0)
+                        /* No image: no vDSO at all, never the kernel's. */
+                        (void) mem_write(mem, saved.rsp + off, &zero, sizeof(zero));
+                return r;
+        }
         r = run_blob(t, mem, &saved, kernel_base, &base);
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
@@ -373,6 +383,66 @@ enum outcome { INJECTED, FAILED, NO_EXEC };
 
 static bool traced_by_us(pid_t tgid);
 
+/* The hold. Between its execve and the end of our work at its exec stop,
+ * the program is held by our ptrace seize only, and a timensd that dies
+ * then (kill -9, a crash) lets it go: the kernel detaches it, and it would
+ * run with the kernel's vDSO. So, from our reply to its execve, a SIGSTOP
+ * of ours is pending in it: undelivered while we trace it (a traced task
+ * reports its signals to us first), it stops the program before its first
+ * instruction if we die, and the next instance finds it stopped at its
+ * entry and finishes it (supervisor_exec_adopt()). Only with a successor
+ * to come (timensd keeps an in-flight page): the embedded supervisor of
+ * timensctl has none. Sent after the reply, not before: a runtime's filter
+ * (agent mode) may wait for the reply interruptibly, and a signal would
+ * break that wait. */
+void supervisor_exec_replied(struct tns_supervisor *s) {
+        struct exec_trace *t = TAKE_PTR(s->exec_to_hold);
+
+        if (t && syscall(SYS_tgkill, t->tgid, t->tid, SIGSTOP) >= 0)
+                t->stop_sent = true;
+}
+
+/* Our SIGSTOP is never the program's: out of the signals to send again. */
+static void drop_held_stop(struct exec_trace *t) {
+        unsigned j = 0;
+
+        for (unsigned i = 0; i < t->held.n; i++)
+                if (t->held.sig[i] != SIGSTOP)
+                        t->held.sig[j++] = t->held.sig[i];
+        t->held.n = j;
+}
+
+/* Takes our pending SIGSTOP back before the tracee is let go. A SIGCONT
+ * removes every pending stop signal (the kernel's prepare_signal()); the
+ * program never sees it: nothing is stopped, so its parent is told
+ * nothing, and a SIGCONT that finds no handler is discarded (a new
+ * program's handlers are the defaults). Only a program exec'd with SIGCONT
+ * blocked would find it pending later: for it, the SIGSTOP is taken at its
+ * delivery stop instead (one more stop, a rare path). */
+static void unhold(struct exec_trace *t) {
+        uint64_t mask = 0;
+
+        if (!t->stop_sent)
+                return drop_held_stop(t);
+        t->stop_sent = false;
+        if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof(mask), &mask) < 0 || !(mask & (UINT64_C(1) << (SIGCONT - 1)))) {
+                (void) syscall(SYS_tgkill, t->tgid, t->tid, SIGCONT);
+                return drop_held_stop(t);
+        }
+        for (unsigned i = 0; i < 8; i++) {
+                int sig, r;
+
+                if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+                        break;
+                r = tns_ptrace_wait(t->tid, &sig);
+                if (r < 0 || r == TNS_STOP_EXITED || (r == TNS_STOP_SIGNAL && sig == SIGSTOP))
+                        break;
+                if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
+        }
+        drop_held_stop(t);
+}
+
 /* Lets the tracee go. PTRACE_DETACH needs a ptrace stop: a tracee that is
  * not in one was killed (SIGKILL wakes a traced task, ptrace(2)), and a
  * traced process that dies stays a zombie its parent cannot reap until its
@@ -383,6 +453,7 @@ static void release(struct exec_trace *t) {
         int status, sig;
         pid_t r;
 
+        unhold(t);
         if (tns_ptrace_detach(t->tid, t->tgid, &t->held) >= 0)
                 return trace_free(t);
         t->released = true;
@@ -468,7 +539,14 @@ static void on_stop(struct exec_trace *t, int status) {
         int sig, r;
 
         stop = tns_stop_decode(status, &sig);
-        if (stop == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+        if (stop == TNS_STOP_SIGNAL && sig == SIGSTOP && t->stop_sent) {
+                /* Our hold, delivered before the exec (it broke an
+                 * interruptible wait, or the exec restarts): taken here,
+                 * held again after the next reply. */
+                t->stop_sent = false;
+                sig = 0;
+        }
+        if (stop == TNS_STOP_SIGNAL && sig && t->held.n < TNS_MAX_HELD_SIGNALS)
                 t->held.sig[t->held.n++] = sig;
         if (t->released)
                 return stop == TNS_STOP_EXITED ? trace_free(t) : release(t);
@@ -493,7 +571,7 @@ static void on_stop(struct exec_trace *t, int status) {
                          * comes to us again (trace_begin() then keeps this
                          * trace and the fd it has). The signal is
                          * delivered now, as it would have been. */
-                        if (stop == TNS_STOP_SIGNAL)
+                        if (stop == TNS_STOP_SIGNAL && sig)
                                 t->held.n--;
                         if (ptrace(PTRACE_CONT, t->tid, 0, stop == TNS_STOP_SIGNAL ? sig : 0) < 0)
                                 return trace_free(t);
@@ -670,7 +748,11 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                         if (old->tid == (pid_t) req->pid && old->kind == TRACE_EXEC && !old->released) {
                                 /* Its execve again, after a restart: the
                                  * trace and the fd it was given stand. */
-                                return ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0 ? negative_errno() : 0;
+                                if (ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0)
+                                        return negative_errno();
+                                if (s->inflight && !old->stop_sent)
+                                        s->exec_to_hold = old;
+                                return 0;
                         }
         if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
@@ -694,6 +776,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         }
         t->ns = tns_ns_ref(ns);
         t->next = s->execs;
+        if (kind == TRACE_EXEC && !t->released && s->inflight)
+                s->exec_to_hold = t; /* supervisor_exec_replied() */
         s->execs = TAKE_PTR(t);
         s->n_execs++;
         return r;
@@ -738,12 +822,22 @@ void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
 }
 
 void supervisor_exec_done(struct tns_supervisor *s) {
+        /* A clean stop finishes the injections in flight first, for up to
+         * half a second: a program let go at its exec stop unfinished
+         * would be stopped by its hold (or, without one, run with the
+         * kernel's vDSO). */
+        for (unsigned ms = 0; s->execs && ms < 500; ms++) {
+                scan_execs(s);
+                if (s->execs)
+                        (void) usleep(1000);
+        }
         while (s->execs) {
                 (void) ptrace(PTRACE_DETACH, s->execs->tid, 0, 0);
                 trace_free(s->execs);
         }
         s->sigchld = sd_event_source_disable_unref(s->sigchld);
         s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
+        s->exec_adopt = sd_event_source_disable_unref(s->exec_adopt);
 }
 
 bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req) {
@@ -763,4 +857,168 @@ bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif 
         /* ...and the program reads clocks through our image, which called
          * it: a program without it gets the emulated answer. */
         return tns_supervisor_maps_image(l->s, req->pid);
+}
+
+/* The state letter of /proc/PID/stat ('T': stopped by a signal). */
+static char proc_state(pid_t pid) {
+        char path[64], buf[512], *p;
+        _cleanup_close_ int fd = -EBADF;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        p = strrchr(buf, ')'); /* the name may hold anything */
+        return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Where a program's first instruction is, from the kernel's copy of its
+ * auxv: its interpreter's entry if it has one, else its own. */
+static int entry_of(pid_t pid, uint64_t *ret_entry, uint64_t *ret_vdso) {
+        uint64_t kv[2], entry = 0, base = 0, vdso = 0;
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        while (fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != AT_NULL) {
+                if (kv[0] == AT_ENTRY)
+                        entry = kv[1];
+                else if (kv[0] == AT_BASE)
+                        base = kv[1];
+                else if (kv[0] == AT_SYSINFO_EHDR)
+                        vdso = kv[1];
+        }
+        if (base) {
+                _cleanup_close_ int mem = open_mem(pid);
+                Elf64_Ehdr eh;
+
+                if (mem < 0 || mem_read(mem, base, &eh, sizeof(eh)) < 0 ||
+                    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+                        return -EBADMSG;
+                entry = base + eh.e_entry;
+        }
+        if (!entry || !vdso)
+                return -ENOENT;
+        *ret_entry = entry;
+        *ret_vdso = vdso;
+        return 0;
+}
+
+/* The number of the fd of ns's memfd that the program was handed, or
+ * INT_MAX (none: it then gets no vDSO at all). */
+static int handed_fd(pid_t pid, struct tns_ns *ns) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct stat want, st;
+        struct dirent *de;
+        char path[64];
+        int ro = tns_ns_has_image(ns) ? tns_ns_ro_fd(ns) : -EBADF;
+
+        if (ro < 0 || fstat(ro, &want) < 0)
+                return INT_MAX;
+        snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+        d = opendir(path);
+        while (d && (de = readdir(d)))
+                if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) >= 0 && st.st_dev == want.st_dev &&
+                    st.st_ino == want.st_ino)
+                        return atoi(de->d_name);
+        return INT_MAX;
+}
+
+/* A stopped member: if it is a program its predecessor held (stopped at
+ * its first instruction, the kernel's vDSO still in its auxv, or our tail
+ * already in its registers), finishes its exec and lets it run on. Any
+ * other stopped program (a shell's job, a debugger's) is left as it is. */
+static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid) {
+        struct exec_trace t = {.s = s, .kind = TRACE_EXEC, .tid = pid, .tgid = pid, .ns = ns};
+        struct user_regs_struct regs;
+        uint64_t entry, vdso, kernel_base;
+        int status, sig, r = -EAGAIN;
+        size_t off;
+        bool ours;
+
+        if (entry_of(pid, &entry, &vdso) < 0)
+                return;
+        if (ptrace(PTRACE_SEIZE, pid, 0, 0) < 0)
+                return;
+        if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0)
+                return supervisor_trace_orphan(s, pid, pid);
+        /* A stopped task reports the interrupt at once; bounded anyway. */
+        for (unsigned ms = 0; ms < 100; ms++) {
+                pid_t w = waitpid(pid, &status, __WALL | WNOHANG);
+
+                if (w < 0 || (w > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED))
+                        return;
+                if (w > 0) {
+                        r = 0;
+                        break;
+                }
+                (void) usleep(1000);
+        }
+        if (r < 0)
+                return supervisor_trace_orphan(s, pid, pid);
+        ours = ptrace(PTRACE_GETREGS, pid, 0, &regs) >= 0 && regs.cs == 0x33 &&
+               ((regs.rip == entry && read_sysinfo(pid, regs.rsp, &off, &kernel_base) >= 0 && kernel_base == vdso) ||
+                (s->vdso->tail && regs.rip == vdso + s->vdso->tail));
+        if (!ours) {
+                /* Stays in its stop: the kernel puts a task detached in a
+                 * group stop back into it. */
+                (void) ptrace(PTRACE_DETACH, pid, 0, 0);
+                return;
+        }
+        if (regs.rip == entry) {
+                t.target_fd = handed_fd(pid, ns);
+                r = inject_vdso(&t);
+                if (r < 0 && r != -ENOENT) {
+                        s->stats.vdso_failed++;
+                        log_trace(&t, LOG_WARNING, r, "Failed to inject the vDSO, the program uses the syscall path");
+                }
+        }
+        /* SIGCONT first: a death between the two then lets it run, its
+         * registers at our tail. Its parent is told it continued, as it
+         * was told it stopped. */
+        (void) kill(pid, SIGCONT);
+        (void) ptrace(PTRACE_DETACH, pid, 0, 0);
+        tns_log_full(&s->log, LOG_INFO, 0, &(struct tns_log_ctx){.pid = pid, .syscall = "execve"},
+                     "Finished the exec of a program held at its start by the previous instance");
+}
+
+static void adopt_scan(struct tns_supervisor *s) {
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next) {
+                pid_t pids[4096];
+                int n = tns_supervisor_processes(s, ns, pids, ELEMENTSOF(pids), false);
+
+                for (int i = 0; i < n && i < (int) ELEMENTSOF(pids); i++)
+                        if (proc_state(pids[i]) == 'T')
+                                adopt_one(s, ns, pids[i]);
+        }
+}
+
+static int on_adopt(sd_event_source *src, uint64_t usec, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        s->exec_adopt = sd_event_source_disable_unref(s->exec_adopt);
+        supervisor_exec_adopt(s);
+        return 0;
+}
+
+/* At a restore and then a few times: a program let go by its dying
+ * tracer may reach its stop only after we have started. */
+void supervisor_exec_adopt(struct tns_supervisor *s) {
+        static const uint64_t after_usec[] = {50000, 200000, 750000, 2000000};
+
+        if (!s->vdso || !s->inflight)
+                return;
+        adopt_scan(s);
+        if (s->exec_adopt_round < ELEMENTSOF(after_usec) && !s->exec_adopt &&
+            sd_event_add_time_relative(s->event, &s->exec_adopt, CLOCK_MONOTONIC,
+                                       after_usec[s->exec_adopt_round], 0, on_adopt, s) >= 0)
+                s->exec_adopt_round++;
 }

@@ -169,3 +169,33 @@ WatchdogSec=1s"
         run sns_ctl list
         [[ "$output" == "No namespaces." ]] || fail "$output"
 }
+
+@test "exec kill loop: programs exec'd while timensd gets kill -9 and restarts start shifted (host vDSO execs reported)" {
+        build_helpers exec-kill
+        boot_systemd
+        sns_ctl create execs --monotonic +1000000s
+        min=$(($(host_ns monotonic) / NSEC_PER_SEC + 1000000))
+        sns "$TIMENSCTL" run --join execs -- "$HELPERS/exec-kill" loop 600 "$min" >"$BATS_TEST_TMPDIR/loop" 2>&1 &
+        BG=$!
+        sleep 1
+        # TIMENS_EXEC_LOOP_ROUNDS for a longer measure (with
+        # TIMENS_TEST_TIMEOUT above its duration).
+        rounds=${TIMENS_EXEC_LOOP_ROUNDS:-10}
+        for ((i = 0; i < rounds; i++)); do
+                old=$(main_pid)
+                sns kill -9 "$old"
+                wait_restarted "$old"
+                sleep 0.3
+                old=$(main_pid)
+                sns systemctl restart timensd.service
+                wait_restarted "$old"
+                sleep 0.3
+        done
+        sns pkill -USR1 -f "exec-kill loop" || true
+        wait "$BG" || fail "loop: $(cat "$BATS_TEST_TMPDIR/loop")"
+        BG=
+        out=$(cat "$BATS_TEST_TMPDIR/loop")
+        journal=$(sns journalctl -u timensd --no-pager)
+        echo "# $((2 * rounds)) deaths: $out; held programs finished by the next instance: $(grep -c 'Finished the exec of a program held' <<<"$journal")" >&3
+        [[ "$out" =~ execs\ ([0-9]+)\ host_vdso\ ([0-9]+)\ wrong\ 0\ syscall_path\ ([0-9]+)\ failed\ 0 ]] || fail "$out"
+}

@@ -14,7 +14,8 @@
  *                                       table (RLIMIT_NOFILE 64) open, each
  *                                       close-on-exec (full at the exec only)
  *   exec-kill loop SECONDS MIN_SEC      fork + exec of `exec-kill probe
- *                                       MIN_SEC` for SECONDS, then one line:
+ *                                       MIN_SEC` for SECONDS (or up to a
+ *                                       SIGUSR1), then one line:
  *                                       "execs N host_vdso H wrong W
  *                                       syscall_path S failed F"
  *   exec-kill probe MIN_SEC [MS]        (after MS ms) exits 10 if this program runs with
@@ -123,11 +124,20 @@ static int one(int i, int sig, char **argv) {
         return 0;
 }
 
+static volatile sig_atomic_t stop_loop;
+
+static void on_usr1(int sig) {
+        (void) sig;
+        stop_loop = 1;
+}
+
 static int loop(char *self, int seconds, const char *min) {
         unsigned long n = 0, host = 0, wrong = 0, sys = 0, failed = 0;
         time_t end = time(NULL) + seconds;
 
-        while (time(NULL) < end) {
+        signal(SIGUSR1, on_usr1);
+        alarm((unsigned) seconds + 120);
+        while (time(NULL) < end && !stop_loop) {
                 pid_t pid = fork();
                 int status;
 
