@@ -199,3 +199,25 @@ WatchdogSec=1s"
         echo "# $((2 * rounds)) deaths: $out; held programs finished by the next instance: $(grep -c 'Finished the exec of a program held' <<<"$journal")" >&3
         [[ "$out" =~ execs\ ([0-9]+)\ host_vdso\ ([0-9]+)\ wrong\ 0\ syscall_path\ ([0-9]+)\ failed\ 0 ]] || fail "$out"
 }
+
+@test "under timensd's exec hold: execs killed, stopped or waited for with WUNTRACED behave as on the host; bash job control unchanged" {
+        build_helpers exec-kill
+        boot_systemd
+        sns_ctl create hold --monotonic +1d
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" kill 200 /bin/sleep 5
+        [ "$status" -eq 0 ] && [[ "$output" == *"200 children reaped" ]] || fail "kill: $output"
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" stopcont 200 /bin/true
+        [ "$status" -eq 0 ] && [[ "$output" == *"200 children reaped" ]] || fail "stopcont: $output"
+        # A parent's waitpid(WUNTRACED) never sees the hold's stop.
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" untraced 300 /bin/true
+        [ "$status" -eq 0 ] && [[ "$output" == *"300 children reaped" ]] || fail "untraced: $output"
+        # Job control: a job in the background, brought back with fg.
+        run sns "$TIMENSCTL" run --join hold -- bash -c 'set -m; sleep 0.3 & jobs; fg >/dev/null; echo "fg $?"; jobs | wc -l'
+        [ "$status" -eq 0 ] || fail "bash: $output"
+        [ "$output" = $'[1]+  Running                 sleep 0.3 &\nfg 0\n0' ] || fail "bash: $output"
+        run bash -c 'set -m; sleep 0.3 & jobs; fg >/dev/null; echo "fg $?"; jobs | wc -l'
+        [ "$output" = $'[1]+  Running                 sleep 0.3 &\nfg 0\n0' ] || fail "host bash: $output"
+        # Nothing of it was logged above debug.
+        run sns journalctl -u timensd --no-pager -p warning
+        [[ "$output" != *execve* ]] || fail "$output"
+}

@@ -10,6 +10,9 @@
  *                                       zombie nobody can reap: a hang)
  *   exec-kill stopcont N PROG [ARG...]  the same with SIGSTOP then SIGCONT:
  *                                       each child must exit 0
+ *   exec-kill untraced N PROG [ARG...]  N children exec PROG, each waited
+ *                                       for with WUNTRACED: none may be
+ *                                       seen stopped, each must exit 0
  *   exec-kill fullfds PROG [ARG...]     execs PROG with every fd of a small
  *                                       table (RLIMIT_NOFILE 64) open, each
  *                                       close-on-exec (full at the exec only)
@@ -124,6 +127,31 @@ static int one(int i, int sig, char **argv) {
         return 0;
 }
 
+static int untraced(int n, char **argv) {
+        for (int i = 0; i < n; i++) {
+                pid_t pid = fork();
+                int status;
+
+                if (pid < 0)
+                        return 1;
+                if (pid == 0) {
+                        execvp(argv[0], argv);
+                        _exit(127);
+                }
+                while (waitpid(pid, &status, WUNTRACED) < 0)
+                        if (errno != EINTR)
+                                return 1;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                        fprintf(stderr, "exec-kill: child %d: status 0x%x%s\n", i, status,
+                                WIFSTOPPED(status) ? " (stopped)" : "");
+                        kill(pid, SIGKILL);
+                        return 1;
+                }
+        }
+        printf("exec-kill: %d children reaped\n", n);
+        return 0;
+}
+
 static volatile sig_atomic_t stop_loop;
 
 static void on_usr1(int sig) {
@@ -194,9 +222,11 @@ int main(int argc, char *argv[]) {
                 return 127;
         }
         if (argc < 4 || (n = atoi(argv[2])) <= 0) {
-                fprintf(stderr, "usage: exec-kill kill|stopcont N PROG [ARG...] | fullfds PROG [ARG...] | loop SEC MIN\n");
+                fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | loop SEC MIN\n");
                 return 2;
         }
+        if (strcmp(argv[1], "untraced") == 0)
+                return untraced(n, argv + 3);
         for (int i = 0; i < n; i++) {
                 int sig = strcmp(argv[1], "kill") == 0 ? SIGKILL : SIGSTOP;
 
