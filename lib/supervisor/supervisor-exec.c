@@ -900,8 +900,7 @@ static int entry_of(pid_t pid, uint64_t *ret_entry, uint64_t *ret_vdso) {
                 _cleanup_close_ int mem = open_mem(pid);
                 Elf64_Ehdr eh;
 
-                if (mem < 0 || mem_read(mem, base, &eh, sizeof(eh)) < 0 ||
-                    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+                if (mem < 0 || mem_read(mem, base, &eh, sizeof(eh)) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
                         return -EBADMSG;
                 entry = base + eh.e_entry;
         }
@@ -1018,7 +1017,7 @@ void supervisor_exec_adopt(struct tns_supervisor *s) {
                 return;
         adopt_scan(s);
         if (s->exec_adopt_round < ELEMENTSOF(after_usec) && !s->exec_adopt &&
-            sd_event_add_time_relative(s->event, &s->exec_adopt, CLOCK_MONOTONIC,
-                                       after_usec[s->exec_adopt_round], 0, on_adopt, s) >= 0)
+            sd_event_add_time_relative(s->event, &s->exec_adopt, CLOCK_MONOTONIC, after_usec[s->exec_adopt_round], 0,
+                                       on_adopt, s) >= 0)
                 s->exec_adopt_round++;
 }

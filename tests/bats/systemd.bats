@@ -211,6 +211,9 @@ WatchdogSec=1s"
         # A parent's waitpid(WUNTRACED) never sees the hold's stop.
         run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" untraced 300 /bin/true
         [ "$status" -eq 0 ] && [[ "$output" == *"300 children reaped" ]] || fail "untraced: $output"
+        # Failed execs first (a PATH lookup), then the one that works.
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" untraced 50 env PATH=/nope:/nope2:/usr/bin:/bin true
+        [ "$status" -eq 0 ] && [[ "$output" == *"50 children reaped" ]] || fail "PATH lookups: $output"
         # Job control: a job in the background, brought back with fg.
         run sns "$TIMENSCTL" run --join hold -- bash -c 'set -m; sleep 0.3 & jobs; fg >/dev/null; echo "fg $?"; jobs | wc -l'
         [ "$status" -eq 0 ] || fail "bash: $output"

@@ -222,7 +222,8 @@ int main(int argc, char *argv[]) {
                 return 127;
         }
         if (argc < 4 || (n = atoi(argv[2])) <= 0) {
-                fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | loop SEC MIN\n");
+                fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | "
+                                "loop SEC MIN\n");
                 return 2;
         }
         if (strcmp(argv[1], "untraced") == 0)
