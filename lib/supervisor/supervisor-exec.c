@@ -423,7 +423,7 @@ static void unhold(struct exec_trace *t) {
         uint64_t mask = 0;
 
         if (!t->stop_sent)
-                return drop_held_stop(t);
+                return; /* a SIGSTOP held is then the program's own */
         t->stop_sent = false;
         if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof(mask), &mask) < 0 || !(mask & (UINT64_C(1) << (SIGCONT - 1)))) {
                 (void) syscall(SYS_tgkill, t->tgid, t->tid, SIGCONT);
@@ -821,14 +821,23 @@ void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
         s->n_execs++;
 }
 
+/* Whether an exec is between its reply and its release (released traces
+ * of other kinds, orphans of waits, may wait long for a stop). */
+static bool injecting(struct tns_supervisor *s) {
+        for (struct exec_trace *t = s->execs; t; t = t->next)
+                if ((t->kind == TRACE_EXEC && !t->released) || t->stop_sent)
+                        return true;
+        return false;
+}
+
 void supervisor_exec_done(struct tns_supervisor *s) {
         /* A clean stop finishes the injections in flight first, for up to
          * half a second: a program let go at its exec stop unfinished
          * would be stopped by its hold (or, without one, run with the
          * kernel's vDSO). */
-        for (unsigned ms = 0; s->execs && ms < 500; ms++) {
+        for (unsigned ms = 0; injecting(s) && ms < 500; ms++) {
                 scan_execs(s);
-                if (s->execs)
+                if (injecting(s))
                         (void) usleep(1000);
         }
         while (s->execs) {
@@ -911,32 +920,58 @@ static int entry_of(pid_t pid, uint64_t *ret_entry, uint64_t *ret_vdso) {
         return 0;
 }
 
-/* The number of the fd of ns's memfd that the program was handed, or
- * INT_MAX (none: it then gets no vDSO at all). */
-static int handed_fd(pid_t pid, struct tns_ns *ns) {
+/* The memfds of the namespaces with an image, by inode: how a held
+ * program is known, whoever its parent is now. */
+struct memfd_id {
+        dev_t dev;
+        ino_t ino;
+        struct tns_ns *ns;
+};
+
+/* The fd of one of our namespaces' memfds that a program was handed, and
+ * that namespace; INT_MAX if none. */
+static int handed_fd(pid_t pid, const struct memfd_id *ids, size_t n, struct tns_ns **ret_ns) {
         _cleanup_(closedirp) DIR *d = NULL;
-        struct stat want, st;
         struct dirent *de;
         char path[64];
-        int ro = tns_ns_has_image(ns) ? tns_ns_ro_fd(ns) : -EBADF;
 
-        if (ro < 0 || fstat(ro, &want) < 0)
-                return INT_MAX;
         snprintf(path, sizeof(path), "/proc/%d/fd", pid);
         d = opendir(path);
-        while (d && (de = readdir(d)))
-                if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) >= 0 && st.st_dev == want.st_dev &&
-                    st.st_ino == want.st_ino)
-                        return atoi(de->d_name);
+        while (d && (de = readdir(d))) {
+                struct stat st;
+
+                if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) < 0)
+                        continue;
+                for (size_t i = 0; i < n; i++)
+                        if (st.st_dev == ids[i].dev && st.st_ino == ids[i].ino) {
+                                *ret_ns = ids[i].ns;
+                                return atoi(de->d_name);
+                        }
+        }
         return INT_MAX;
+}
+
+/* Whether pid runs under a seccomp filter (ours among them, if it is a
+ * member): a program handed a memfd fd by some other means is not taken. */
+static bool under_filter(pid_t pid) {
+        char path[64], line[128];
+        _cleanup_(fclosep) FILE *f = NULL;
+        int mode = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", pid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "Seccomp: %d", &mode) == 1)
+                        break;
+        return mode == 2;
 }
 
 /* A stopped member: if it is a program its predecessor held (stopped at
  * its first instruction, the kernel's vDSO still in its auxv, or our tail
  * already in its registers), finishes its exec and lets it run on. Any
  * other stopped program (a shell's job, a debugger's) is left as it is. */
-static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid) {
-        struct exec_trace t = {.s = s, .kind = TRACE_EXEC, .tid = pid, .tgid = pid, .ns = ns};
+static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, int fd) {
+        struct exec_trace t = {.s = s, .kind = TRACE_EXEC, .tid = pid, .tgid = pid, .ns = ns, .target_fd = fd};
         struct user_regs_struct regs;
         uint64_t entry, vdso, kernel_base;
         int status, sig, r = -EAGAIN;
@@ -973,7 +1008,6 @@ static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid) {
                 return;
         }
         if (regs.rip == entry) {
-                t.target_fd = handed_fd(pid, ns);
                 r = inject_vdso(&t);
                 if (r < 0 && r != -ENOENT) {
                         s->stats.vdso_failed++;
@@ -989,14 +1023,43 @@ static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid) {
                      "Finished the exec of a program held at its start by the previous instance");
 }
 
+/* Every stopped process of the host is looked at, not only the trees of
+ * our listeners: a held program whose parent died meanwhile is a child of
+ * some reaper now. One read of /proc/PID/stat each, a few times after a
+ * restart only. */
 static void adopt_scan(struct tns_supervisor *s) {
-        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next) {
-                pid_t pids[4096];
-                int n = tns_supervisor_processes(s, ns, pids, ELEMENTSOF(pids), false);
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_free_ struct memfd_id *ids = NULL;
+        struct dirent *de;
+        size_t n = 0, max = 0;
 
-                for (int i = 0; i < n && i < (int) ELEMENTSOF(pids); i++)
-                        if (proc_state(pids[i]) == 'T')
-                                adopt_one(s, ns, pids[i]);
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                max++;
+        ids = calloc(max ? max : 1, sizeof(*ids));
+        if (!ids)
+                return;
+        for (struct tns_ns *ns = s->namespaces; ns && n < max; ns = ns->next) {
+                struct stat st;
+                int ro = tns_ns_has_image(ns) ? tns_ns_ro_fd(ns) : -EBADF;
+
+                if (ro >= 0 && fstat(ro, &st) >= 0)
+                        ids[n++] = (struct memfd_id){st.st_dev, st.st_ino, ns};
+        }
+        d = opendir("/proc");
+        while (d && (de = readdir(d))) {
+                pid_t pid = (pid_t) atoi(de->d_name);
+                struct tns_ns *ns = NULL;
+                int fd;
+
+                if (pid <= 1 || pid == getpid() || proc_state(pid) != 'T')
+                        continue;
+                fd = handed_fd(pid, ids, n, &ns);
+                if (!ns)
+                        /* No memfd handed (a namespace without our image:
+                         * no vDSO at all): a member by its parent chain. */
+                        ns = tns_supervisor_find_process(s, pid);
+                if (ns && under_filter(pid))
+                        adopt_one(s, ns, pid, fd);
         }
 }
 
