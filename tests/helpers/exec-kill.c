@@ -172,6 +172,13 @@ static int loop(char *self, int seconds, const char *min) {
                 if (pid < 0)
                         return 1;
                 if (pid == 0) {
+                        sigset_t usr1;
+
+                        /* The loop's stop signal, sent by name (pkill), is
+                         * not for its children. */
+                        sigemptyset(&usr1);
+                        sigaddset(&usr1, SIGUSR1);
+                        sigprocmask(SIG_BLOCK, &usr1, NULL);
                         execl(self, self, "probe", min, (char *) NULL);
                         _exit(127);
                 }
@@ -179,6 +186,9 @@ static int loop(char *self, int seconds, const char *min) {
                         if (errno != EINTR)
                                 return 1;
                 n++;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) > 12 ||
+                    (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 10))
+                        fprintf(stderr, "exec-kill: exec %lu: status 0x%x\n", n, status);
                 if (!WIFEXITED(status))
                         failed++;
                 else if (WEXITSTATUS(status) == 10)
