@@ -1054,10 +1054,16 @@ static void adopt_scan(struct tns_supervisor *s) {
                 if (pid <= 1 || pid == getpid() || proc_state(pid) != 'T')
                         continue;
                 fd = handed_fd(pid, ids, n, &ns);
-                if (!ns)
-                        /* No memfd handed (a namespace without our image:
-                         * no vDSO at all): a member by its parent chain. */
+                if (!ns) {
+                        /* No memfd handed: a member of a namespace without
+                         * our image (no vDSO at all), by its parent chain.
+                         * In one with an image, a held program has its fd:
+                         * one without it is another's stop (an entrant the
+                         * BPF watch stopped is attached, not injected). */
                         ns = tns_supervisor_find_process(s, pid);
+                        if (ns && tns_ns_has_image(ns))
+                                ns = NULL;
+                }
                 if (ns && under_filter(pid))
                         adopt_one(s, ns, pid, fd);
         }
