@@ -211,6 +211,9 @@ WatchdogSec=1s"
         # A parent's waitpid(WUNTRACED) never sees the hold's stop.
         run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" untraced 300 /bin/true
         [ "$status" -eq 0 ] && [[ "$output" == *"300 children reaped" ]] || fail "untraced: $output"
+        # Exec'd with SIGCONT blocked: nothing of the hold is left pending.
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" contblocked 50
+        [ "$status" -eq 0 ] && [[ "$output" == *"50 children reaped" ]] || fail "SIGCONT blocked: $output"
         # Failed execs first (a PATH lookup), then the one that works.
         run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" untraced 50 env PATH=/nope:/nope2:/usr/bin:/bin true
         [ "$status" -eq 0 ] && [[ "$output" == *"50 children reaped" ]] || fail "PATH lookups: $output"

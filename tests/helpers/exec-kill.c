@@ -13,6 +13,10 @@
  *   exec-kill untraced N PROG [ARG...]  N children exec PROG, each waited
  *                                       for with WUNTRACED: none may be
  *                                       seen stopped, each must exit 0
+ *   exec-kill contblocked N             N children exec `exec-kill pending`
+ *                                       with SIGCONT blocked: each must exit 0
+ *   exec-kill pending                   exits 13 if a signal is pending
+ *                                       (a hold's SIGCONT or SIGSTOP left)
  *   exec-kill fullfds PROG [ARG...]     execs PROG with every fd of a small
  *                                       table (RLIMIT_NOFILE 64) open, each
  *                                       close-on-exec (full at the exec only)
@@ -208,6 +212,22 @@ int main(int argc, char *argv[]) {
         struct rlimit rl = {64, 64};
         int n;
 
+        if (argc == 2 && strcmp(argv[1], "pending") == 0) {
+                sigset_t set;
+
+                sigpending(&set);
+                return sigismember(&set, SIGCONT) || sigismember(&set, SIGSTOP) ? 13 : 0;
+        }
+        if (argc == 3 && strcmp(argv[1], "contblocked") == 0) {
+                char pend[] = "pending";
+                char *pending[] = {argv[0], pend, NULL};
+                sigset_t cont;
+
+                sigemptyset(&cont);
+                sigaddset(&cont, SIGCONT);
+                sigprocmask(SIG_BLOCK, &cont, NULL);
+                return untraced(atoi(argv[2]), pending);
+        }
         if (argc >= 3 && strcmp(argv[1], "probe") == 0) {
                 int r = probe(atol(argv[2]));
 
