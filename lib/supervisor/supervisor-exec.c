@@ -25,6 +25,27 @@
 
 #define AUXV_MAX_WORDS (1U << 18) /* 2 MiB of pointers: beyond ARG_MAX */
 
+/* The hold's entry in the in-flight page, for a successor. */
+static void hold_remember(struct exec_trace *t) {
+        struct tns_inflight *p = t->s->inflight;
+
+        t->hold_slot = -1;
+        for (int i = 0; p && i < TNS_INFLIGHT_EXECS; i++)
+                if (p->execs[i].tid == 0) {
+                        p->execs[i] = (struct tns_inflight_exec){t->tid, t->tgid};
+                        t->hold_slot = i;
+                        return;
+                }
+        if (p)
+                p->execs_overflow = 1;
+}
+
+static void hold_forget(struct exec_trace *t) {
+        if (t->s->inflight && t->hold_slot >= 0)
+                t->s->inflight->execs[t->hold_slot] = (struct tns_inflight_exec){};
+        t->hold_slot = -1;
+}
+
 static void trace_free(struct exec_trace *t) {
         struct tns_supervisor *s = t->s;
 
@@ -36,6 +57,7 @@ static void trace_free(struct exec_trace *t) {
         s->n_execs--;
         if (s->exec_to_hold == t)
                 s->exec_to_hold = NULL;
+        hold_forget(t);
         tns_ns_unref(t->ns);
         free(t);
 }
@@ -406,8 +428,13 @@ static bool traced_by_us(pid_t tgid);
 void supervisor_exec_replied(struct tns_supervisor *s) {
         struct exec_trace *t = TAKE_PTR(s->exec_to_hold);
 
-        if (t && syscall(SYS_tgkill, t->tgid, t->tid, SIGSTOP) >= 0)
+        if (!t)
+                return;
+        hold_remember(t); /* first: a death after the signal finds it */
+        if (syscall(SYS_tgkill, t->tgid, t->tid, SIGSTOP) >= 0)
                 t->stop_sent = true;
+        else
+                hold_forget(t);
 }
 
 /* Our SIGSTOP is never the program's: out of the signals to send again. */
@@ -435,6 +462,8 @@ static void unhold(struct exec_trace *t) {
         t->stop_sent = false;
         if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof(mask), &mask) < 0 || !(mask & (UINT64_C(1) << (SIGCONT - 1)))) {
                 (void) syscall(SYS_tgkill, t->tgid, t->tid, SIGCONT);
+                /* A death from here lets it run: nothing stops it. */
+                hold_forget(t);
                 return drop_held_stop(t);
         }
         for (unsigned i = 0; i < 8; i++) {
@@ -448,6 +477,7 @@ static void unhold(struct exec_trace *t) {
                 if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
                         t->held.sig[t->held.n++] = sig;
         }
+        hold_forget(t);
         drop_held_stop(t);
 }
 
@@ -552,6 +582,7 @@ static void on_stop(struct exec_trace *t, int status) {
                  * interruptible wait, or the exec restarts): taken here,
                  * held again after the next reply. */
                 t->stop_sent = false;
+                hold_forget(t);
                 sig = 0;
         }
         if (stop == TNS_STOP_SIGNAL && sig && t->held.n < TNS_MAX_HELD_SIGNALS)
@@ -775,7 +806,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                 return -ESRCH;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* e.g. a debugger holds it */
-        *t = (struct exec_trace){.s = s, .kind = kind, .remap_addr = remap_addr, .tid = req->pid, .tgid = st.tgid};
+        *t = (struct exec_trace){
+                .s = s, .kind = kind, .remap_addr = remap_addr, .tid = req->pid, .tgid = st.tgid, .hold_slot = -1};
         r = hand_memfd(l, req, ns, kind, &t->target_fd);
         if (r < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
                 r = r < 0 ? r : negative_errno();
@@ -823,7 +855,8 @@ void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
         t = calloc(1, sizeof(*t));
         if (!t)
                 return;
-        *t = (struct exec_trace){.s = s, .tid = tid, .tgid = tgid, .target_fd = INT_MAX, .released = true};
+        *t = (struct exec_trace){
+                .s = s, .tid = tid, .tgid = tgid, .target_fd = INT_MAX, .released = true, .hold_slot = -1};
         t->next = s->execs;
         s->execs = t;
         s->n_execs++;
@@ -850,6 +883,8 @@ void supervisor_exec_done(struct tns_supervisor *s) {
         }
         while (s->execs) {
                 (void) ptrace(PTRACE_DETACH, s->execs->tid, 0, 0);
+                /* Still held: its entry stays, for the successor. */
+                s->execs->hold_slot = -1;
                 trace_free(s->execs);
         }
         s->sigchld = sd_event_source_disable_unref(s->sigchld);
@@ -979,7 +1014,8 @@ static bool under_filter(pid_t pid) {
  * already in its registers), finishes its exec and lets it run on. Any
  * other stopped program (a shell's job, a debugger's) is left as it is. */
 static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, int fd) {
-        struct exec_trace t = {.s = s, .kind = TRACE_EXEC, .tid = pid, .tgid = pid, .ns = ns, .target_fd = fd};
+        struct exec_trace t = {
+                .s = s, .kind = TRACE_EXEC, .tid = pid, .tgid = pid, .ns = ns, .target_fd = fd, .hold_slot = -1};
         struct user_regs_struct regs;
         uint64_t entry, vdso, kernel_base;
         int status, sig, r = -EAGAIN;
@@ -1031,21 +1067,49 @@ static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, in
                      "Finished the exec of a program held at its start by the previous instance");
 }
 
-/* Every stopped process of the host is looked at, not only the trees of
- * our listeners: a held program whose parent died meanwhile is a child of
- * some reaper now. One read of /proc/PID/stat each, a few times after a
- * restart only. */
-static void adopt_scan(struct tns_supervisor *s) {
-        _cleanup_(closedirp) DIR *d = NULL;
+/* A stopped process: one of our held programs if it holds one of our
+ * memfds (or, in a namespace without an image, by its parent chain). */
+static void adopt_pid(struct tns_supervisor *s, const struct memfd_id *ids, size_t n, pid_t pid) {
+        struct tns_ns *ns = NULL;
+        int fd = handed_fd(pid, ids, n, &ns);
+
+        if (!ns) {
+                /* No memfd handed: a member of a namespace without our
+                 * image (no vDSO at all), by its parent chain. In one with
+                 * an image, a held program has its fd: one without it is
+                 * another's stop (an entrant the BPF watch stopped is
+                 * attached, not injected). */
+                ns = tns_supervisor_find_process(s, pid);
+                if (ns && tns_ns_has_image(ns))
+                        ns = NULL;
+        }
+        if (ns && under_filter(pid))
+                adopt_one(s, ns, pid, fd);
+}
+
+static bool own_trace(struct tns_supervisor *s, pid_t tid) {
+        for (struct exec_trace *t = s->execs; t; t = t->next)
+                if (t->tid == tid)
+                        return true;
+        return false;
+}
+
+/* The predecessor's held execs, from the in-flight page: each is looked
+ * at once stopped (or forgotten once gone, or at the last round). Past the
+ * page's table (execs_overflow), every stopped process of the host is:
+ * a held program whose parent died is some reaper's child by now. Returns
+ * whether any is left for a later round. */
+static bool adopt_scan(struct tns_supervisor *s, bool last) {
+        struct tns_inflight *p = s->inflight;
         _cleanup_free_ struct memfd_id *ids = NULL;
-        struct dirent *de;
         size_t n = 0, max = 0;
+        bool left = false;
 
         for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
                 max++;
         ids = calloc(max ? max : 1, sizeof(*ids));
         if (!ids)
-                return;
+                return false;
         for (struct tns_ns *ns = s->namespaces; ns && n < max; ns = ns->next) {
                 struct stat st;
                 int ro = tns_ns_has_image(ns) ? tns_ns_ro_fd(ns) : -EBADF;
@@ -1053,28 +1117,37 @@ static void adopt_scan(struct tns_supervisor *s) {
                 if (ro >= 0 && fstat(ro, &st) >= 0)
                         ids[n++] = (struct memfd_id){st.st_dev, st.st_ino, ns};
         }
-        d = opendir("/proc");
-        while (d && (de = readdir(d))) {
-                pid_t pid = (pid_t) atoi(de->d_name);
-                struct tns_ns *ns = NULL;
-                int fd;
+        for (int i = 0; i < TNS_INFLIGHT_EXECS; i++) {
+                struct tns_inflight_exec e = p->execs[i];
+                char state;
 
-                if (pid <= 1 || pid == getpid() || proc_state(pid) != 'T')
+                if (e.tid <= 0 || own_trace(s, e.tid))
                         continue;
-                fd = handed_fd(pid, ids, n, &ns);
-                if (!ns) {
-                        /* No memfd handed: a member of a namespace without
-                         * our image (no vDSO at all), by its parent chain.
-                         * In one with an image, a held program has its fd:
-                         * one without it is another's stop (an entrant the
-                         * BPF watch stopped is attached, not injected). */
-                        ns = tns_supervisor_find_process(s, pid);
-                        if (ns && tns_ns_has_image(ns))
-                                ns = NULL;
-                }
-                if (ns && under_filter(pid))
-                        adopt_one(s, ns, pid, fd);
+                /* Its exec done, the program is its thread group's leader. */
+                state = proc_state(e.tgid);
+                if (state == 'T')
+                        adopt_pid(s, ids, n, e.tgid);
+                if (state == 'T' || state == 0 || last)
+                        p->execs[i] = (struct tns_inflight_exec){};
+                else
+                        left = true;
         }
+        if (p->execs_overflow) {
+                _cleanup_(closedirp) DIR *d = opendir("/proc");
+                struct dirent *de;
+
+                while (d && (de = readdir(d))) {
+                        pid_t pid = (pid_t) atoi(de->d_name);
+
+                        if (pid > 1 && pid != getpid() && proc_state(pid) == 'T' && !own_trace(s, pid))
+                                adopt_pid(s, ids, n, pid);
+                }
+                if (last)
+                        p->execs_overflow = 0;
+                else
+                        left = true;
+        }
+        return left;
 }
 
 static int on_adopt(sd_event_source *src, uint64_t usec, void *userdata) {
@@ -1092,7 +1165,8 @@ void supervisor_exec_adopt(struct tns_supervisor *s) {
 
         if (!s->vdso || !s->inflight)
                 return;
-        adopt_scan(s);
+        if (!adopt_scan(s, s->exec_adopt_round >= ELEMENTSOF(after_usec)))
+                return;
         if (s->exec_adopt_round < ELEMENTSOF(after_usec) && !s->exec_adopt &&
             sd_event_add_time_relative(s->event, &s->exec_adopt, CLOCK_MONOTONIC, after_usec[s->exec_adopt_round], 0,
                                        on_adopt, s) >= 0)

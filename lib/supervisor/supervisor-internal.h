@@ -58,6 +58,7 @@ struct exec_trace {
         /* The hold (supervisor-exec.c, hold_exec()): a SIGSTOP of ours is
          * pending in the tracee, for the case we die before it is let go. */
         bool stop_sent;
+        int hold_slot; /* its entry in the in-flight page's execs, -1 if none */
         struct exec_trace *next;
 };
 
