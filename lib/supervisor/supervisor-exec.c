@@ -858,10 +858,11 @@ static bool injecting(struct tns_supervisor *s) {
 
 void supervisor_exec_done(struct tns_supervisor *s) {
         /* A clean stop finishes the injections in flight first, for up to
-         * half a second: a program let go at its exec stop unfinished
-         * would be stopped by its hold (or, without one, run with the
+         * 50 ms (every trapped call of every namespace waits meanwhile): a
+         * program let go at its exec stop unfinished would be stopped by
+         * its hold for the successor (or, without one, run with the
          * kernel's vDSO). */
-        for (unsigned ms = 0; injecting(s) && ms < 500; ms++) {
+        for (unsigned ms = 0; injecting(s) && ms < 50; ms++) {
                 supervisor_exec_on_sigchld(s);
                 if (injecting(s))
                         (void) usleep(1000);
