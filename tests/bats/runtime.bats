@@ -31,6 +31,9 @@ setup_file() {
         export ROOTFS="$BATS_FILE_TMPDIR/rootfs" RT_CONF="$BATS_FILE_TMPDIR/runtime.conf"
         oci_build_rootfs "$ROOTFS"
         : >"$RT_CONF"
+        # containerd 1.6's shims put their sockets in /run/containerd/s, the
+        # one path neither engine can be told: leave the host as found.
+        [ -e /run/containerd ] || : >"$BATS_FILE_TMPDIR/made-run-containerd"
         docker_start
         containerd_start
         podman_start
@@ -40,6 +43,9 @@ teardown_file() {
         docker_stop
         containerd_stop
         podman_stop
+        if [ -e "$BATS_FILE_TMPDIR/made-run-containerd" ]; then
+                rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+        fi
 }
 
 setup() {
