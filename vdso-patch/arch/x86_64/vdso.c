@@ -172,18 +172,28 @@ struct split {
  * understands (a supervisor with a newer ABI; nothing mapped there by
  * mistake would fault before) or the writer looks stuck: the caller then
  * makes the syscall. */
-static inline bool read_split(enum tns_clock_class c, struct split *ret) {
+static inline void timespec_add(struct vdso_timespec *ts, struct split off);
+
+/* A rated page (TNS_PAGE_F_RATED): read_split() says so, under the same
+ * sequence as the offsets, and the caller takes rated_adjust() instead. */
+#define SPLIT_FAIL 0
+#define SPLIT_OK 1
+#define SPLIT_RATED 2
+
+static inline int read_split(enum tns_clock_class c, struct split *ret) {
         const struct tns_offsets_page *p = &tns_offsets_page;
         unsigned spins = 0;
         uint32_t seq;
+        uint64_t flags;
         long sec, nsec;
 
         if (unlikely(__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != TNS_PAGE_MAGIC ||
                      __atomic_load_n(&p->version, __ATOMIC_RELAXED) != TNS_PAGE_VERSION))
-                return false;
+                return SPLIT_FAIL;
         for (;;) {
                 seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
                 if (likely(!(seq & 1))) {
+                        flags = __atomic_load_n(&p->flags, __ATOMIC_RELAXED);
                         sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
                         nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
                         if (likely(!tns_page_read_retry(p, seq)))
@@ -191,11 +201,60 @@ static inline bool read_split(enum tns_clock_class c, struct split *ret) {
                 } else
                         __builtin_ia32_pause();
                 if (unlikely(++spins >= SEQ_SPIN_MAX))
-                        return false;
+                        return SPLIT_FAIL;
         }
+        if (unlikely(flags & TNS_PAGE_F_RATED))
+                return SPLIT_RATED;
         ret->sec = sec;
         ret->nsec = nsec;
-        return true;
+        return SPLIT_OK;
+}
+
+/* The rated clock of class c for the host reading in *ts, replacing it:
+ * anchor_ns + mult * (host - anchor_host) (tns_rate_apply: a multiply and
+ * a shift), split back by a division by a constant, which the compiler
+ * makes a multiply. SPLIT_FAIL for a stuck writer; a page that stopped
+ * being rated meanwhile gets its offset added. Kept apart from the offset
+ * path, which stays as it was for namespaces without a rate. */
+static __attribute__((noinline)) int rated_adjust(enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        unsigned spins = 0;
+        uint64_t flags, mult;
+        int64_t ah, an, host, v;
+        long sec, nsec;
+        uint32_t seq;
+
+        for (;;) {
+                seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+                if (likely(!(seq & 1))) {
+                        flags = __atomic_load_n(&p->flags, __ATOMIC_RELAXED);
+                        mult = __atomic_load_n(&p->rates[c].mult, __ATOMIC_RELAXED);
+                        ah = __atomic_load_n(&p->rates[c].anchor_host, __ATOMIC_RELAXED);
+                        an = __atomic_load_n(&p->rates[c].anchor_ns, __ATOMIC_RELAXED);
+                        sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                        nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                        if (likely(!tns_page_read_retry(p, seq)))
+                                break;
+                } else
+                        __builtin_ia32_pause();
+                if (unlikely(++spins >= SEQ_SPIN_MAX))
+                        return SPLIT_FAIL;
+        }
+        if (unlikely(!(flags & TNS_PAGE_F_RATED))) {
+                timespec_add(ts, (struct split){sec, nsec});
+                return SPLIT_OK;
+        }
+        host = (int64_t) ((uint64_t) ts->tv_sec * (uint64_t) NSEC_PER_SEC + (uint64_t) ts->tv_nsec);
+        v = tns_rate_apply(mult, ah, an, host);
+        if (likely(v >= 0)) {
+                ts->tv_sec = (long) ((uint64_t) v / (uint64_t) NSEC_PER_SEC);
+                ts->tv_nsec = (long) ((uint64_t) v % (uint64_t) NSEC_PER_SEC);
+        } else {
+                /* Before the epoch: floor, as tns_ns_to_ts(). */
+                ts->tv_sec = -(long) ((uint64_t) (-(v + 1)) / (uint64_t) NSEC_PER_SEC) - 1;
+                ts->tv_nsec = (long) (v - (int64_t) ts->tv_sec * NSEC_PER_SEC);
+        }
+        return SPLIT_OK;
 }
 
 /* ts += off, for a normalised ts and any offset, negative ones included.
@@ -234,9 +293,14 @@ static inline bool shifted_gettime(uint64_t fn, int clock, enum tns_clock_class 
 
         r = ((clock_gettime_fn) fn)(clock, ts);
         if (likely(r == 0)) {
-                if (unlikely(!read_split(c, &off)))
+                int k = read_split(c, &off);
+
+                if (unlikely(k == SPLIT_RATED))
+                        k = rated_adjust(c, ts);
+                else if (likely(k == SPLIT_OK))
+                        timespec_add(ts, off);
+                if (unlikely(k == SPLIT_FAIL))
                         return false;
-                timespec_add(ts, off);
         }
         *ret = r;
         return true;
@@ -302,15 +366,21 @@ long __vdso_time(long *t) {
         long sec;
         int r;
 
-        if (unlikely(!cgt || !read_split(TNS_CLASS_REALTIME, &off)))
+        int k = cgt ? read_split(TNS_CLASS_REALTIME, &off) : SPLIT_FAIL;
+
+        if (unlikely(k == SPLIT_FAIL))
                 return syscall2(NR_time, (long) t, 0);
-        if (likely(off.nsec == 0 && kt))
+        if (likely(k == SPLIT_OK && off.nsec == 0 && kt))
                 sec = ((time_fn) kt)(NULL) + off.sec;
         else {
                 r = ((clock_gettime_fn) cgt)(CLOCK_REALTIME_COARSE, &ts);
                 if (unlikely(r != 0))
                         return syscall2(NR_time, (long) t, 0);
-                timespec_add(&ts, off);
+                if (unlikely(k == SPLIT_RATED)) {
+                        if (unlikely(rated_adjust(TNS_CLASS_REALTIME, &ts) == SPLIT_FAIL))
+                                return syscall2(NR_time, (long) t, 0);
+                } else
+                        timespec_add(&ts, off);
                 sec = ts.tv_sec;
         }
         if (t)
