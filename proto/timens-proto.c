@@ -1100,7 +1100,7 @@ int tns_clock_state_to_json(const struct tns_clock_state *st, json_object **ret)
                         return -ENOMEM;
                 /* Rates only where there is one: states without them stay
                  * what they were. */
-                if ((st->rate_mult[c] != TNS_RATE_ONE || st->run_mult[c] != TNS_RATE_ONE) &&
+                if (st->run_mult[c] && (st->rate_mult[c] != TNS_RATE_ONE || st->run_mult[c] != TNS_RATE_ONE) &&
                     (add_uint64(x, "rate_mult", st->rate_mult[c]) < 0 ||
                      add_uint64(x, "run_mult", st->run_mult[c]) < 0))
                         return -ENOMEM;
@@ -1138,7 +1138,7 @@ static int state_clocks_from_json(json_object *o, struct tns_clock_state *st, st
                         return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
                                                    "state.clocks.%s: expected integers value_ns and offset_ns",
                                                    tns_class_name(c));
-                st->rate_mult[c] = st->run_mult[c] = TNS_RATE_ONE;
+                st->rate_mult[c] = st->run_mult[c] = 0; /* no rate */
                 if (json_object_object_get_ex(x, "rate_mult", NULL) &&
                     (read_uint64(x, "rate_mult", &st->rate_mult[c]) < 0 ||
                      read_uint64(x, "run_mult", &st->run_mult[c]) < 0 ||

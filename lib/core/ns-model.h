@@ -43,7 +43,7 @@ struct tns_clock_state {
         int64_t value_ns[TNS_CLASS_MAX]; /* the namespace's clocks at export */
         int64_t offset_ns[TNS_CLASS_MAX]; /* its offsets at export */
         /* Its rates (lib/core/rate.h): now (0 frozen) and when running;
-         * TNS_RATE_ONE both for a clock without a rate. */
+         * run_mult 0: no rate (rate 1). */
         uint64_t rate_mult[TNS_CLASS_MAX];
         uint64_t run_mult[TNS_CLASS_MAX];
         bool rate_capable;

@@ -100,7 +100,7 @@ static __int128 scale_up(__int128 a, uint64_t mult) {
 
 int64_t tns_rate_map_to_host(const struct tns_rate_map *m, int64_t value) {
         if (m->mult == 0)
-                return value >= m->anchor_ns ? INT64_MIN : INT64_MAX; /* now, or never */
+                return value <= m->anchor_ns ? INT64_MIN : INT64_MAX; /* reached already, or never */
         return saturate(scale_up((__int128) value - m->anchor_ns, m->mult) + m->anchor_host);
 }
 

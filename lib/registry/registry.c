@@ -416,7 +416,7 @@ static int import_offsets(const struct tns_clock_state *st, int64_t ret[TNS_CLAS
                 *ret_class = c;
                 if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
                         return -ERANGE;
-                if (c == TNS_CLASS_REALTIME && st->rate_mult[c] != TNS_RATE_ONE) {
+                if (c == TNS_CLASS_REALTIME && st->run_mult[c] && st->rate_mult[c] != TNS_RATE_ONE) {
                         /* A rated REALTIME went on at its rate meanwhile
                          * (a frozen one stood still). */
                         struct tns_rate_map m = {st->rate_mult[c], st->host_realtime_ns, st->value_ns[c]};
@@ -452,7 +452,7 @@ int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *st
         /* The rates go on from the values just set (the anchors are now). */
         tns_ns_set_rate_capable(*ret, true);
         for (int c = 0; c < TNS_CLASS_MAX; c++)
-                if (state->rate_mult[c] != TNS_RATE_ONE || state->run_mult[c] != TNS_RATE_ONE)
+                if (state->run_mult[c] && (state->rate_mult[c] != TNS_RATE_ONE || state->run_mult[c] != TNS_RATE_ONE))
                         (void) tns_ns_set_rate(*ret, 1U << c, state->run_mult[c], state->rate_mult[c] == 0);
         return 0;
 }
