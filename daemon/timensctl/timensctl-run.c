@@ -224,6 +224,21 @@ static int check_name_free(struct tns_client *c, const char *name) {
         return 0;
 }
 
+/* Whether the namespace to join was made rate-capable: its members need
+ * the filter that traps relative waits too. */
+static bool join_rate_capable(struct tns_client *c, const char *name) {
+        struct tns_request req = {.op = TNS_OP_EXPORT, .name = name};
+        _cleanup_json_ json_object *res = NULL;
+        struct tns_clock_state st;
+        struct tns_proto_error e;
+        json_object *o;
+
+        if (tns_client_call(c, &req, NULL, 0, &res, &e) <= 0 || !json_object_object_get_ex(res, "state", &o) ||
+            tns_clock_state_from_json(o, &st, &e) < 0)
+                return false;
+        return st.rate_capable;
+}
+
 /* The daemon to hand the namespace to, or NULL: the embedded supervisor
  * serves then. Fails only where falling back would not do what was asked
  * (--join, a name timensd has). */
@@ -324,7 +339,10 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
 
         if (daemon_open(a, o, &daemon) < 0)
                 return EXIT_RUN_INTERNAL;
-        r = tns_filter_build(&filter);
+        r = tns_filter_build_flags(offset_args_rated(&a->offsets) || (daemon && a->join && join_rate_capable(daemon, a->join))
+                                           ? TNS_FILTER_RATED
+                                           : 0,
+                                   &filter);
         if (r < 0) {
                 tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to build the seccomp filter: %m");
                 return EXIT_RUN_INTERNAL;

@@ -84,6 +84,7 @@ struct wait_trace {
         unsigned char data[32]; /* the deadline as the program passed it (namespace time) */
         size_t len;
         bool reconvert; /* interrupted by us: the offset changed during the wait */
+        bool relative; /* a duration of a rated namespace (tns_wait_classify_rated) */
         struct wait_trace *next;
 };
 
