@@ -378,6 +378,8 @@ int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, un
         room = listeners < TNS_MAX_LISTENERS_PER_NS ? TNS_MAX_LISTENERS_PER_NS - listeners : 0;
         in_use = tns_supervisor_get_stats(r->s)->listeners;
         total = in_use < TNS_MAX_LISTENERS ? TNS_MAX_LISTENERS - in_use : 0;
+        if (tns_ns_rate_capable(ns))
+                flags |= TNS_ATTACH_RATED;
         return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, owner, attach_listener,
                                      &(struct attach_ctx){r, ns}, ret);
 }

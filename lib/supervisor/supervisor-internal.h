@@ -147,6 +147,7 @@ struct tns_supervisor {
         tns_supervisor_idle_fn idle_fn;
         void *idle_userdata;
         struct tns_filter *attach_filter; /* supervisor-attach.c, built at the first attach */
+        struct tns_filter *attach_filter_rated; /* the same for rate-capable namespaces */
         uint64_t next_serial; /* of listeners and /proc connections */
         tns_supervisor_change_fn change_fn;
         void *change_userdata;
