@@ -302,6 +302,9 @@ static void print_details(const struct tns_ns_view *v) {
                        offset);
                 print_reading(c, v->now_ns[c]);
         }
+        (void) tns_rate_format(v->run_mult, offset, sizeof(offset));
+        printf("         Rate: %s%s%s\n", offset, v->rate_mult == 0 ? " (frozen)" : "",
+               v->rate_capable ? "" : " (fixed: made without --rate)");
         printf("    Listeners: %u\n", v->listeners);
         if (v->has_processes)
                 print_processes(v);

@@ -470,11 +470,29 @@ static bool identity(const struct tns_rate_map *m) {
         return m->mult == TNS_RATE_ONE && m->anchor_host == m->anchor_ns;
 }
 
+/* Marks every page of the tree as being written (odd sequence): a reader
+ * of our vDSO that has not finished a read with the old map now waits for
+ * the new one, so that none finishes with the old map after the host
+ * time of the change is taken. publish() ends the writes. */
+static void hold_pages(struct tns_ns *ns) {
+        tns_page_write_begin(ns->page, &ns->seq);
+        for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
+                hold_pages(k);
+}
+
+/* How far back a faster rate is anchored: a reader that took its host
+ * reading before the change but applies the new map after it (preempted
+ * in between) reads a value no lower than before for a delay up to
+ * this. The clock runs at the new rate that much early: it jumps ahead
+ * by (new - old) x 1 ms at the change. A slower rate needs no margin. */
+#define RATE_ANCHOR_MARGIN_NS INT64_C(1000000)
+
 int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze) {
         bool rated = false;
 
         if (ns->parent)
                 return -EOPNOTSUPP;
+        hold_pages(ns);
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 struct tns_rate_map *m = &ns->rate[c];
                 uint64_t run, now_mult;
@@ -490,6 +508,8 @@ int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze)
                 run = mult ? mult : (ns->run_mult[c] ? ns->run_mult[c] : TNS_RATE_ONE);
                 now_mult = freeze > 0 ? 0 : freeze == 0 ? run : (m->mult == 0 ? 0 : run);
                 host = host_now(c);
+                if (now_mult > m->mult)
+                        host -= RATE_ANCHOR_MARGIN_NS;
                 tns_rate_map_reanchor(m, host, now_mult);
                 ns->run_mult[c] = run;
         }
