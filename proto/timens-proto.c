@@ -39,17 +39,19 @@ static const struct op_def {
 } op_defs[_TNS_OP_MAX] = {
         [TNS_OP_HELLO] = {"hello", false, false, 0, 0},
         [TNS_OP_CREATE] = {"create", true, false,
-                           PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_SHARED | PARAM_RATE | PARAM_FREEZE, PARAM_NAME},
+                           PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_SHARED | PARAM_RATE | PARAM_FREEZE,
+                           PARAM_NAME},
         [TNS_OP_DESTROY] = {"destroy", true, true, PARAM_TARGET | PARAM_FORCE, 0},
-        [TNS_OP_SET] = {"set", true, true, PARAM_TARGET | PARAM_OFFSETS | PARAM_ALLOW_BACKWARDS | PARAM_RATE | PARAM_FREEZE,
-                        0},
+        [TNS_OP_SET] = {"set", true, true,
+                        PARAM_TARGET | PARAM_OFFSETS | PARAM_ALLOW_BACKWARDS | PARAM_RATE | PARAM_FREEZE, 0},
         [TNS_OP_SHOW] = {"show", false, true, PARAM_TARGET, 0},
         [TNS_OP_LIST] = {"list", false, false, 0, 0},
         [TNS_OP_EXPORT] = {"export", false, true, PARAM_TARGET, 0},
         [TNS_OP_IMPORT] = {"import", true, false, PARAM_NAME | PARAM_GRANT | PARAM_STATE | PARAM_SHARED, PARAM_STATE},
         [TNS_OP_STATS] = {"stats", false, false, 0, 0},
         [TNS_OP_ADOPT] = {"adopt", true, false,
-                          PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_SHARED | PARAM_RATE | PARAM_FREEZE,
+                          PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_SHARED | PARAM_RATE |
+                                  PARAM_FREEZE,
                           0},
         [TNS_OP_ATTACH] = {"attach", true, false,
                            PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE |

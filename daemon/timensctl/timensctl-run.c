@@ -74,8 +74,7 @@ struct run_args {
 };
 
 static int check_args(const struct run_args *a) {
-        bool offsets = a->offsets.text[0] || a->offsets.text[1] || a->offsets.text[2] ||
-                       offset_args_rated(&a->offsets);
+        bool offsets = a->offsets.text[0] || a->offsets.text[1] || a->offsets.text[2] || offset_args_rated(&a->offsets);
 
         if (a->join && (a->name || offsets || a->grant || a->shared))
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
@@ -339,7 +338,8 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
 
         if (daemon_open(a, o, &daemon) < 0)
                 return EXIT_RUN_INTERNAL;
-        r = tns_filter_build_flags(offset_args_rated(&a->offsets) || (daemon && a->join && join_rate_capable(daemon, a->join))
+        r = tns_filter_build_flags(offset_args_rated(&a->offsets) ||
+                                                   (daemon && a->join && join_rate_capable(daemon, a->join))
                                            ? TNS_FILTER_RATED
                                            : 0,
                                    &filter);

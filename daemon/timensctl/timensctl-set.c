@@ -30,12 +30,11 @@ static void help(void) {
 
 int verb_set(int argc, char *argv[], struct ctl_options *o) {
         enum { ARG_BACKWARDS = 0x100 };
-        static const struct option options[] = {
-                CTL_OFFSET_OPTIONS,
-                {"allow-backwards", no_argument, NULL, ARG_BACKWARDS},
-                {"unfreeze", no_argument, NULL, CTL_ARG_UNFREEZE},
-                CTL_COMMON_OPTIONS,
-                {}};
+        static const struct option options[] = {CTL_OFFSET_OPTIONS,
+                                                {"allow-backwards", no_argument, NULL, ARG_BACKWARDS},
+                                                {"unfreeze", no_argument, NULL, CTL_ARG_UNFREEZE},
+                                                CTL_COMMON_OPTIONS,
+                                                {}};
         struct tns_request req = {.op = TNS_OP_SET};
         _cleanup_json_ json_object *res = NULL;
         struct offset_args off = {};

@@ -151,11 +151,17 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                              .nr = SYS_sysinfo,
                              .trap = TNS_TRAP_ALWAYS,
                              .i386_names = {"sysinfo"}},
-        /* Relative waits (lib/core/wait-convert.h, tns_wait_classify_rated):
+/* Relative waits (lib/core/wait-convert.h, tns_wait_classify_rated):
          * in a namespace whose clocks run at a rate, their timeouts are
          * durations of its clocks. Only where it is rate-capable. */
 #define RATED(ID, NAME, NR, ARG)                                                                                       \
-        [ID] = {.id = ID, .name = NAME, .nr = NR, .trap = TNS_TRAP_RATED_ARG, .trap_value = ARG, .wait = true, .rated = true}
+        [ID] = {.id = ID,                                                                                              \
+                .name = NAME,                                                                                          \
+                .nr = NR,                                                                                              \
+                .trap = TNS_TRAP_RATED_ARG,                                                                            \
+                .trap_value = ARG,                                                                                     \
+                .wait = true,                                                                                          \
+                .rated = true}
         RATED(TNS_SYS_NANOSLEEP, "nanosleep", SYS_nanosleep, 0),
         RATED(TNS_SYS_POLL, "poll", SYS_poll, 2),
         RATED(TNS_SYS_PPOLL, "ppoll", SYS_ppoll, 2),

@@ -286,8 +286,8 @@ static struct k_timeval tv_out(int64_t ns) {
         return (struct k_timeval){us / TNS_USEC_PER_SEC, us % TNS_USEC_PER_SEC};
 }
 
-int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_rate_map *map, const void *in,
-                           void *out, uint64_t *reg) {
+int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_rate_map *map, const void *in, void *out,
+                           uint64_t *reg) {
         int64_t v, w;
         int r;
 

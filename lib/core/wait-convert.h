@@ -67,8 +67,8 @@ void tns_wait_map(const struct tns_rate_map *clock, int64_t host_now, struct tns
  * host's clock, zeros (disarm, no wait) stay zero, the interval of a
  * timer is a duration. -EINVAL for what the kernel refuses (it then fails
  * the call itself), -ENOENT for nothing to convert. */
-int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_rate_map *map, const void *in,
-                           void *out, uint64_t *reg);
+int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_rate_map *map, const void *in, void *out,
+                           uint64_t *reg);
 
 /* The class of a timer's clock as a wait sees it (CLOCK_REALTIME,
  * _ALARM, TAI: realtime; MONOTONIC; BOOTTIME, _ALARM), -ENOENT otherwise

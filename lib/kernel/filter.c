@@ -133,7 +133,8 @@ static int rated_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, 
         case TNS_SYS_TIMERFD_SETTIME:
                 return fn(&RULE1(d, rel), userdata);
         case TNS_SYS_FUTEX:
-                return fn(&RULE2(d, COND(1, TNS_RULE_MASKED_EQ, FUTEX_CMD_MASK32, FUTEX_WAIT), COND(3, TNS_RULE_NE, 0, 0)),
+                return fn(&RULE2(d, COND(1, TNS_RULE_MASKED_EQ, FUTEX_CMD_MASK32, FUTEX_WAIT),
+                                 COND(3, TNS_RULE_NE, 0, 0)),
                           userdata);
         default:
                 return 0;

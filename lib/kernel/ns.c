@@ -184,8 +184,7 @@ static void publish(struct tns_ns *ns) {
                 __atomic_store_n(&ns->page->rates[c].mult, m.mult, __ATOMIC_RELAXED);
                 __atomic_store_n(&ns->page->rates[c].anchor_host, m.anchor_host, __ATOMIC_RELAXED);
                 __atomic_store_n(&ns->page->rates[c].anchor_ns, m.anchor_ns, __ATOMIC_RELAXED);
-                __atomic_store_n(&ns->page->rates[c].run_mult, root->rated ? root->run_mult[c] : 0,
-                                 __ATOMIC_RELAXED);
+                __atomic_store_n(&ns->page->rates[c].run_mult, root->rated ? root->run_mult[c] : 0, __ATOMIC_RELAXED);
         }
         __atomic_store_n(&ns->page->flags, flags, __ATOMIC_RELAXED);
         tns_page_write_end(ns->page, &ns->seq);

@@ -500,8 +500,8 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
  * *ret_arg what the argument becomes: the slot's address, or for the
  * kinds that are the argument itself, the converted value. */
 static int write_slot(struct wait_trace *w, uint64_t *ret_arg) {
-        struct tns_wait_spec spec = {.arg = w->arg, .kind = w->kind, .clock_class = w->clock_class,
-                                     .relative = w->relative};
+        struct tns_wait_spec spec = {
+                .arg = w->arg, .kind = w->kind, .clock_class = w->clock_class, .relative = w->relative};
         union {
                 struct timespec ts;
                 struct itimerspec its;

@@ -78,8 +78,8 @@ TEST(refused) {
                 "+2d x1e30",
                 "+2d x",
                 "2030-01-01 12:00:00 x2", /* frozen takes no rate */
-                "86400",                  /* libfaketime needs the sign */
-                "@1893456000",            /* not a date */
+                "86400", /* libfaketime needs the sign */
+                "@1893456000", /* not a date */
                 "@@2030-01-01",
                 "+2q",
                 "tomorrow",

@@ -39,9 +39,9 @@ TEST(parse_accepts) {
 }
 
 TEST(parse_refuses) {
-        static const char *const invalid[] = {"",    "0",   "0.0", "-1",  "+2",   "nan", "NaN", "inf", "1e30",
-                                              "1e3", "2x",  "x2",  "1/0", "/2",   "1/",  " 2",  "2 ",  "0/5",
-                                              ".",   "1..", "1/2/3", "0x10", "1,5"};
+        static const char *const invalid[] = {"",     "0",   "0.0", "-1",  "+2",    "nan",  "NaN", "inf",
+                                              "1e30", "1e3", "2x",  "x2",  "1/0",   "/2",   "1/",  " 2",
+                                              "2 ",   "0/5", ".",   "1..", "1/2/3", "0x10", "1,5"};
         static const char *const range[] = {"1000001", "2000000000", "1/2000000", "0.0000001", "99999999999999999999"};
 
         for (size_t i = 0; i < ELEMENTSOF(invalid); i++) {
