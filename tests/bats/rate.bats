@@ -253,3 +253,32 @@ check_read_rate() {
         [ "$(json_get 'j["syscalls"]["nanosleep"]["calls"]' <<<"$output")" = 0 ]
         [ "$(json_get 'j["syscalls"]["poll"]["calls"]' <<<"$output")" = 0 ]
 }
+
+@test "a handover to a new timensd (SIGUSR2) keeps rates, freezes and rate-capability" {
+        local old i
+        run -0 tns create keep --rate 2
+        run -0 tns create cold --freeze
+        bg "$TIMENSCTL" run --join keep -- sleep 60
+        for ((i = 0; i < 100; i++)); do
+                tns show keep --json | json_get 'j["namespace"]["live"]' | grep -q True && break
+                sleep 0.1
+        done
+        run -0 --separate-stderr tns show cold --json
+        a=$(json_get 'j["namespace"]["clocks"]["realtime"]["now_ns"]' <<<"$output")
+        old=$DAEMON_PID
+        kill -USR2 "$old"
+        wait_for_exit "$old"
+        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
+        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        run -0 --separate-stderr tns show keep --json
+        [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 2 ]
+        [ "$(json_get 'j["namespace"]["rate_capable"]' <<<"$output")" = True ]
+        run -0 --separate-stderr tns show cold --json
+        [ "$(json_get 'j["namespace"]["frozen"]' <<<"$output")" = True ]
+        b=$(json_get 'j["namespace"]["clocks"]["realtime"]["now_ns"]' <<<"$output")
+        [ "$a" = "$b" ] || fail "frozen realtime moved across the handover: $a -> $b"
+        run -0 --separate-stderr tns run --join keep -- "$HELPERS/rateprobe" read 1
+        assert_rate "after the handover" "$(field vdso_mono "$output")" "$(field host "$output")" 2
+        # Still rate-capable with its process: the rate changes live.
+        run -0 tns set keep --rate 0.5
+}
