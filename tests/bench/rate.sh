@@ -70,6 +70,16 @@ printf '  %-40s %10s %10s\n' "timens, rate 2 (rated vDSO path)" "${two:-n/a}" "$
 echo "  => rate 1 / no rate: $(ratio "$one" "$plain") (goal 1.00x); rate 2 / host: $(ratio "$two" "$host") (goal <= 1.15x)"
 
 echo
+echo "== our vDSO image against the kernel's in one process, batches in alternation (bench-vdso, ratio)"
+"$builddir/tests/bench/bench-vdso" 2>/dev/null | awk '
+        $1 == "ratio" && $2 == "clock_gettime_monotonic" { plain = $3 }
+        $1 == "ratio_subsec" && $2 == "clock_gettime_monotonic" { subsec = $3 }
+        $1 == "ratio_rated" { printf "  %-40s %8.3fx\n", "rate 2, " $2, $3 }
+        END { printf "  %-40s %8.3fx\n  %-40s %8.3fx\n", "no rate, clock_gettime_monotonic", plain,
+                     "no rate, sub-second offsets", subsec }'
+echo "  (goal: rate 2 <= 1.15x the kernel's vDSO; the no-rate rows are the offsets path, unchanged)"
+
+echo
 echo "== a relative wait in a rated namespace: clock_nanosleep relative, 1 us ahead, $n waits (lateness, us)"
 wake() {
         "$@" "$wait_bench" rel-sleep -n "$n" -d 1 2>/dev/null | awk '$1 == "wake" { print $3 "/" $4 }'
