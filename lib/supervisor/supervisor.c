@@ -549,6 +549,7 @@ static void serve_received(struct listener *l) {
         start = now_ns();
         result = serve(l, s->req, &c);
         respond(l, s->req->id, result);
+        supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)
                 __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
         account_latency(s, s->req->data.nr, now_ns() - start);
@@ -751,6 +752,7 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
         __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
         if (resend_lost(s) > 0)
                 tns_log(&s->log, LOG_INFO, "Sent calls lost in a receive back through the filter");
+        supervisor_exec_adopt(s);
         return served;
 }
 
@@ -767,6 +769,11 @@ static void setup_vdso(struct tns_supervisor *s) {
                 tns_log_errno(&s->log, LOG_DEBUG, r, "No vDSO injection on this host, syscall path only: %m");
                 return;
         }
+        /* Which path every image reads its clocks through (issue 19);
+         * `timensctl stats` shows it too. */
+        tns_log(&s->log, LOG_DEBUG, "vDSO reads: %s%s%s", tns_vdso_direct_path(&h->direct),
+                h->direct.why[0] ? ", " : "", h->direct.why);
+        snprintf(s->stats.vdso_reads, sizeof(s->stats.vdso_reads), "%s", tns_vdso_direct_path(&h->direct));
         s->vdso = TAKE_PTR(h);
         s->image = &s->vdso->image;
 }
