@@ -482,10 +482,11 @@ static void hold_pages(struct tns_ns *ns) {
 
 /* How far back a faster rate is anchored: a reader that took its host
  * reading before the change but applies the new map after it (preempted
- * in between) reads a value no lower than before for a delay up to
- * this. The clock runs at the new rate that much early: it jumps ahead
- * by (new - old) x 1 ms at the change. A slower rate needs no margin. */
-#define RATE_ANCHOR_MARGIN_NS INT64_C(1000000)
+ * in between, which a loaded machine does for milliseconds) reads a value
+ * no lower than before for a delay up to this. The clock runs at the new
+ * rate that much early: it jumps ahead by (new - old) x 10 ms at the
+ * change. A slower rate needs no margin. */
+#define RATE_ANCHOR_MARGIN_NS INT64_C(10000000)
 
 int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze) {
         bool rated = false;
