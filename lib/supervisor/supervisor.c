@@ -923,6 +923,7 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
         id_slot_take(l);
         l->fd = TAKE_FD(owned);
         l->root_pid = root_pid;
+        supervisor_procfs_listener_mnt(l); /* hook: supervisor-procfs.c */
         l->ns = tns_ns_ref(ns);
         l->next = s->listeners;
         s->listeners = l;
