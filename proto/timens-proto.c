@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "clocks.h"
+#include "rate.h"
 #include "syscall-table.h"
 #include "timens-proto.h"
 
@@ -24,6 +25,8 @@ enum {
         PARAM_STATE = 1U << 9,
         PARAM_TREE = 1U << 10,
         PARAM_SHARED = 1U << 11,
+        PARAM_RATE = 1U << 12,
+        PARAM_FREEZE = 1U << 13,
         PARAM_TARGET = PARAM_NAME | PARAM_ID,
 };
 
@@ -35,15 +38,20 @@ static const struct op_def {
         unsigned required; /* params it needs */
 } op_defs[_TNS_OP_MAX] = {
         [TNS_OP_HELLO] = {"hello", false, false, 0, 0},
-        [TNS_OP_CREATE] = {"create", true, false, PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_SHARED, PARAM_NAME},
+        [TNS_OP_CREATE] = {"create", true, false,
+                           PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_SHARED | PARAM_RATE | PARAM_FREEZE,
+                           PARAM_NAME},
         [TNS_OP_DESTROY] = {"destroy", true, true, PARAM_TARGET | PARAM_FORCE, 0},
-        [TNS_OP_SET] = {"set", true, true, PARAM_TARGET | PARAM_OFFSETS | PARAM_ALLOW_BACKWARDS, PARAM_OFFSETS},
+        [TNS_OP_SET] = {"set", true, true,
+                        PARAM_TARGET | PARAM_OFFSETS | PARAM_ALLOW_BACKWARDS | PARAM_RATE | PARAM_FREEZE, 0},
         [TNS_OP_SHOW] = {"show", false, true, PARAM_TARGET, 0},
         [TNS_OP_LIST] = {"list", false, false, 0, 0},
         [TNS_OP_EXPORT] = {"export", false, true, PARAM_TARGET, 0},
         [TNS_OP_IMPORT] = {"import", true, false, PARAM_NAME | PARAM_GRANT | PARAM_STATE | PARAM_SHARED, PARAM_STATE},
         [TNS_OP_STATS] = {"stats", false, false, 0, 0},
-        [TNS_OP_ADOPT] = {"adopt", true, false, PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_SHARED,
+        [TNS_OP_ADOPT] = {"adopt", true, false,
+                          PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_SHARED | PARAM_RATE |
+                                  PARAM_FREEZE,
                           0},
         [TNS_OP_ATTACH] = {"attach", true, false,
                            PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE |
@@ -368,6 +376,36 @@ static int parse_shared(json_object *v, struct tns_request *r, struct tns_proto_
         return parse_bool_field(v, &r->shared, "shared", e);
 }
 
+static int parse_rate(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
+        const char *s;
+        int k;
+
+        if (get_string(v, 64, &s) < 0)
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                           "params.rate: expected a string, a positive decimal or fraction (\"2\", "
+                                           "\"0.5\", \"1/60\")");
+        k = tns_rate_parse(s, &r->rate_mult);
+        if (k == -ERANGE)
+                return tns_proto_error_set(e, TNS_ERR_OUT_OF_RANGE,
+                                           "params.rate: '%s' is out of range (1/1000000 to " TNS_RATE_MAX_TEXT ")", s);
+        if (k < 0)
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                           "params.rate: '%s' is not a positive decimal or fraction (2, 0.5, 1440, "
+                                           "1/60); a clock that stands still is \"freeze\": true",
+                                           s);
+        return 0;
+}
+
+static int parse_freeze(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
+        bool b = false;
+        int k;
+
+        k = parse_bool_field(v, &b, "freeze", e);
+        if (k >= 0)
+                r->freeze = b ? TNS_FREEZE_ON : TNS_FREEZE_OFF;
+        return k;
+}
+
 static int parse_tree(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
         bool tree = true;
         int k;
@@ -432,6 +470,8 @@ static const struct param_def {
         {"state", PARAM_STATE, parse_state},
         {"tree", PARAM_TREE, parse_tree},
         {"shared", PARAM_SHARED, parse_shared},
+        {"rate", PARAM_RATE, parse_rate},
+        {"freeze", PARAM_FREEZE, parse_freeze},
 };
 
 static const struct param_def *param_by_key(const char *key) {
@@ -461,12 +501,14 @@ static int check_params(const struct op_def *d, unsigned seen, struct tns_reques
                                            "params: %s needs exactly one of \"name\" and \"id\"", d->name);
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 any_clock |= r->clocks[c].set;
-        if (r->op == TNS_OP_SET && !any_clock)
-                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "params.offsets: set needs at least one clock");
-        if (r->join && (!r->name || any_clock || (seen & PARAM_GRANT) || r->shared))
+        if (r->op == TNS_OP_SET && !any_clock && !(seen & (PARAM_RATE | PARAM_FREEZE)))
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                           "params: join needs \"name\" and takes no \"offsets\", \"grant\" or "
-                                           "\"shared\"");
+                                           "params: set needs at least one clock in \"offsets\", a \"rate\" or "
+                                           "\"freeze\"");
+        if (r->join && (!r->name || any_clock || (seen & (PARAM_GRANT | PARAM_RATE | PARAM_FREEZE)) || r->shared))
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                           "params: join needs \"name\" and takes no \"offsets\", \"grant\", "
+                                           "\"rate\", \"freeze\" or \"shared\"");
         if (r->op == TNS_OP_WAIT && !(seen & PARAM_TIMEOUT))
                 r->timeout_ms = TNS_PROTO_WAIT_DEFAULT_MS;
         return 0;
@@ -654,6 +696,15 @@ static int params_to_json(const struct tns_request *r, json_object *p) {
                 k = add_int64(p, "pid", r->pid);
         if (k >= 0 && r->shared && (d->allowed & PARAM_SHARED))
                 k = add_bool(p, "shared", true);
+        if (k >= 0 && r->rate_mult && (d->allowed & PARAM_RATE)) {
+                char buf[64];
+
+                /* Exact: the multiplier as a fraction of 2^32. */
+                snprintf(buf, sizeof(buf), "%" PRIu64 "/%" PRIu64, r->rate_mult, TNS_RATE_ONE);
+                k = add_string(p, "rate", buf);
+        }
+        if (k >= 0 && r->freeze != TNS_FREEZE_KEEP && (d->allowed & PARAM_FREEZE))
+                k = add_bool(p, "freeze", r->freeze == TNS_FREEZE_ON);
         if (k >= 0 && r->no_tree && (d->allowed & PARAM_TREE))
                 k = add_bool(p, "tree", false);
         if (k >= 0 && (d->allowed & PARAM_TIMEOUT))
@@ -888,6 +939,24 @@ static json_object *processes_to_json(const struct tns_ns_view *v) {
         return TAKE_PTR(a);
 }
 
+/* "rate": what it runs at when not frozen, as a decimal; "rate_mult":
+ * exactly; "frozen"; "rate_capable". */
+static int rate_to_json(json_object *o, uint64_t mult, uint64_t run_mult, bool capable) {
+        char buf[32];
+        int k;
+
+        if (tns_rate_format(run_mult ?: TNS_RATE_ONE, buf, sizeof(buf)) < 0)
+                return -ENOBUFS;
+        k = add_string(o, "rate", buf);
+        if (k >= 0)
+                k = add_uint64(o, "rate_mult", run_mult ?: TNS_RATE_ONE);
+        if (k >= 0)
+                k = add_bool(o, "frozen", mult == 0);
+        if (k >= 0)
+                k = add_bool(o, "rate_capable", capable);
+        return k;
+}
+
 static int view_counters_to_json(const struct tns_ns_view *v, json_object *o) {
         int k;
 
@@ -906,6 +975,8 @@ static int view_counters_to_json(const struct tns_ns_view *v, json_object *o) {
                 k = add_uint64(o, "sets", v->sets);
         if (k >= 0)
                 k = add_int64(o, "created_realtime_ns", v->created_realtime_ns);
+        if (k >= 0)
+                k = rate_to_json(o, v->rate_mult, v->run_mult, v->rate_capable);
         if (k >= 0 && v->has_processes) {
                 k = add_uint64(o, "n_processes", v->n_processes);
                 if (k >= 0)
@@ -978,6 +1049,7 @@ static int processes_from_json(json_object *o, struct tns_ns_view *v) {
 
 int tns_ns_view_from_json(json_object *o, struct tns_ns_view *ret) {
         const char *name = NULL, *origin, *grant;
+        bool frozen = false;
         json_object *v;
         int a, b;
 
@@ -1003,6 +1075,13 @@ int tns_ns_view_from_json(json_object *o, struct tns_ns_view *ret) {
         (void) read_uint64(o, "failures", &ret->failures);
         (void) read_uint64(o, "sets", &ret->sets);
         (void) read_int64(o, "created_realtime_ns", &ret->created_realtime_ns);
+        ret->run_mult = TNS_RATE_ONE;
+        (void) read_uint64(o, "rate_mult", &ret->run_mult);
+        if (!read_bool(o, "frozen", &frozen) && frozen)
+                ret->rate_mult = 0;
+        else
+                ret->rate_mult = ret->run_mult;
+        (void) read_bool(o, "rate_capable", &ret->rate_capable);
         return processes_from_json(o, ret);
 }
 
@@ -1016,8 +1095,15 @@ int tns_clock_state_to_json(const struct tns_clock_state *st, json_object **ret)
                 _cleanup_json_ json_object *x = json_object_new_object();
 
                 if (!x || add_int64(x, "value_ns", st->value_ns[c]) < 0 ||
-                    add_int64(x, "offset_ns", st->offset_ns[c]) < 0 ||
-                    add_object(clocks, tns_class_name(c), TAKE_PTR(x)) < 0)
+                    add_int64(x, "offset_ns", st->offset_ns[c]) < 0)
+                        return -ENOMEM;
+                /* Rates only where there is one: states without them stay
+                 * what they were. */
+                if (st->run_mult[c] && (st->rate_mult[c] != TNS_RATE_ONE || st->run_mult[c] != TNS_RATE_ONE) &&
+                    (add_uint64(x, "rate_mult", st->rate_mult[c]) < 0 ||
+                     add_uint64(x, "run_mult", st->run_mult[c]) < 0))
+                        return -ENOMEM;
+                if (add_object(clocks, tns_class_name(c), TAKE_PTR(x)) < 0)
                         return -ENOMEM;
         }
         k = add_string(o, "format", TNS_PROTO_STATE_FORMAT);
@@ -1029,6 +1115,8 @@ int tns_clock_state_to_json(const struct tns_clock_state *st, json_object **ret)
                 k = add_string(o, "grant", tns_grant_name(st->grant));
         if (k >= 0)
                 k = add_int64(o, "host_realtime_ns", st->host_realtime_ns);
+        if (k >= 0 && st->rate_capable)
+                k = add_bool(o, "rate_capable", true);
         if (k >= 0)
                 k = add_object(o, "clocks", TAKE_PTR(clocks));
         if (k < 0)
@@ -1042,13 +1130,24 @@ static int state_clocks_from_json(json_object *o, struct tns_clock_state *st, st
 
         if (!json_object_object_get_ex(o, "clocks", &clocks) || !json_object_is_type(clocks, json_type_object))
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "state.clocks: expected an object");
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 if (!json_object_object_get_ex(clocks, tns_class_name(c), &x) ||
                     read_int64(x, "value_ns", &st->value_ns[c]) < 0 ||
                     read_int64(x, "offset_ns", &st->offset_ns[c]) < 0)
                         return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
                                                    "state.clocks.%s: expected integers value_ns and offset_ns",
                                                    tns_class_name(c));
+                st->rate_mult[c] = st->run_mult[c] = 0; /* no rate */
+                if (json_object_object_get_ex(x, "rate_mult", NULL) &&
+                    (read_uint64(x, "rate_mult", &st->rate_mult[c]) < 0 ||
+                     read_uint64(x, "run_mult", &st->run_mult[c]) < 0 ||
+                     (st->rate_mult[c] != 0 && st->rate_mult[c] != st->run_mult[c]) ||
+                     st->run_mult[c] < TNS_RATE_MULT_MIN || st->run_mult[c] > TNS_RATE_MULT_MAX))
+                        return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                                   "state.clocks.%s: rate_mult and run_mult: expected a rate "
+                                                   "(1/1000000 to 1000000 times 2^32) and 0 or the same",
+                                                   tns_class_name(c));
+        }
         return 0;
 }
 
@@ -1073,6 +1172,7 @@ int tns_clock_state_from_json(json_object *o, struct tns_clock_state *ret, struc
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "state.grant: expected none, read or full");
         st.grant = tns_grant_from_name(grant);
         (void) read_int64(o, "host_realtime_ns", &st.host_realtime_ns);
+        (void) read_bool(o, "rate_capable", &st.rate_capable);
         snprintf(st.name, sizeof(st.name), "%s", name ?: "");
         if (state_clocks_from_json(o, &st, e) < 0)
                 return -EINVAL;

@@ -97,6 +97,12 @@ struct tns_proto_error {
 
 _printf_(3, 4) int tns_proto_error_set(struct tns_proto_error *e, enum tns_err code, const char *fmt, ...);
 
+enum tns_freeze {
+        TNS_FREEZE_KEEP, /* "freeze" absent */
+        TNS_FREEZE_ON,
+        TNS_FREEZE_OFF,
+};
+
 /* A request, flat: which fields an op takes is in PROTOCOL.md and in the
  * op table of timens-proto.c. */
 struct tns_request {
@@ -113,6 +119,8 @@ struct tns_request {
         uint32_t timeout_ms; /* wait */
         bool has_state;
         struct tns_clock_state state; /* import */
+        uint64_t rate_mult; /* create/adopt/set: "rate", parsed (0: none given) */
+        enum tns_freeze freeze; /* "freeze": absent, true, false */
         json_object *root; /* owns name */
 };
 
@@ -161,6 +169,9 @@ struct tns_ns_view {
         bool live;
         uint64_t calls, failures, sets;
         int64_t created_realtime_ns;
+        uint64_t rate_mult; /* the rate it runs at now (TNS_RATE_ONE = 1; 0 frozen) */
+        uint64_t run_mult; /* the rate it runs at when not frozen */
+        bool rate_capable;
         bool has_processes; /* show: the list below is filled */
         unsigned n_processes; /* how many there are */
         pid_t processes[TNS_PROTO_MAX_PROCESSES]; /* the first ones */

@@ -297,6 +297,11 @@ static int make_namespace(struct hook *h, struct tns_client *c) {
         int r;
 
         memcpy(req.clocks, h->req.clocks, sizeof(req.clocks));
+        if (h->req.rated) {
+                /* org.timens.faketime: rate-capable even at x1. */
+                req.rate_mult = h->req.rate_mult ?: (h->req.freeze ? 0 : TNS_RATE_ONE);
+                req.freeze = h->req.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP;
+        }
         r = call(c, &req, &e);
         if (r == -EPROTO && e.code == TNS_ERR_EXISTS)
                 return 0;

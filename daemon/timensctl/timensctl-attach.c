@@ -99,6 +99,11 @@ static int parse_args(int argc, char *argv[], struct ctl_options *o, struct atta
 static int check_args(const struct attach_args *a) {
         bool offsets = a->off.text[0] || a->off.text[1] || a->off.text[2];
 
+        if (offset_args_rated(&a->off))
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                     "attach takes no --rate, --freeze or --faketime: create the namespace with them "
+                                     "('timensctl create NAME --rate R') and attach with --join NAME");
+
         if (a->join && (a->name || offsets || a->grant))
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
                                      "--join takes the namespace as it is: no --name, offsets or --grant");

@@ -17,6 +17,8 @@
 #include "clocks.h"
 #include "ns-model.h"
 #include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
+#include "faketime.h"
+#include "rate.h"
 #include "timensctl.h"
 
 int ctl_common_option(int c, struct ctl_options *o) {
@@ -185,10 +187,57 @@ void ctl_target(const char *arg, struct tns_request *req) {
                 req->name = arg;
 }
 
+int ctl_rates_to_request(const struct offset_args *a, struct tns_request *req) {
+        struct tns_faketime f = {};
+        const char *why = NULL;
+        int r;
+
+        if (a->freeze && a->unfreeze)
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--freeze and --unfreeze exclude each other");
+        if (a->faketime && (a->text[TNS_CLASS_REALTIME] || a->rate || a->freeze || a->unfreeze))
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                     "--faketime '%s' gives the realtime offset, rate and freeze itself: not with "
+                                     "--realtime, --rate, --freeze or --unfreeze",
+                                     a->faketime);
+        if (a->faketime) {
+                r = tns_faketime_parse(a->faketime, &f, &why);
+                if (r < 0)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, r, "Invalid --faketime '%s': %s", a->faketime,
+                                             why);
+                req->clocks[TNS_CLASS_REALTIME] = (struct tns_clock_arg){.set = true, .spec = f.realtime};
+                req->rate_mult = f.rate_mult;
+                req->freeze = f.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP;
+                /* A spec makes the namespace rate-capable even at x1: the
+                 * rate can be changed later. */
+                if (!f.rate_mult && !f.freeze)
+                        req->rate_mult = TNS_RATE_ONE;
+                return 0;
+        }
+        if (a->rate) {
+                r = tns_rate_parse(a->rate, &req->rate_mult);
+                if (r == -ERANGE)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, r,
+                                             "--rate '%s' is out of range: 1/1000000 to " TNS_RATE_MAX_TEXT, a->rate);
+                if (r < 0)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, r,
+                                             "Invalid --rate '%s': expected a positive decimal or fraction (2, 0.5, "
+                                             "1440, 1/60)%s",
+                                             a->rate,
+                                             strspn(a->rate, "0./") == strlen(a->rate) && *a->rate
+                                                     ? "; a clock that stands still is --freeze"
+                                                     : "");
+        }
+        req->freeze = a->freeze ? TNS_FREEZE_ON : a->unfreeze ? TNS_FREEZE_OFF : TNS_FREEZE_KEEP;
+        return 0;
+}
+
 int ctl_offsets_to_request(const struct offset_args *a, struct tns_request *req) {
         int64_t checked[TNS_CLASS_MAX];
         int r;
 
+        r = ctl_rates_to_request(a, req);
+        if (r < 0)
+                return r;
         r = offsets_resolve(a, checked);
         if (r < 0)
                 return r;
@@ -254,6 +303,9 @@ static void print_details(const struct tns_ns_view *v) {
                        offset);
                 print_reading(c, v->now_ns[c]);
         }
+        (void) tns_rate_format(v->run_mult, offset, sizeof(offset));
+        printf("         Rate: %s%s%s\n", offset, v->rate_mult == 0 ? " (frozen)" : "",
+               v->rate_capable ? "" : " (fixed: made without --rate)");
         printf("    Listeners: %u\n", v->listeners);
         if (v->has_processes)
                 print_processes(v);
@@ -288,6 +340,14 @@ int ctl_print_namespace(json_object *result, const struct ctl_options *o, bool d
 }
 
 int ctl_offset_option(int c, struct offset_args *a) {
+        if (c == CTL_ARG_RATE)
+                return a->rate = optarg, 1;
+        if (c == CTL_ARG_FREEZE)
+                return a->freeze = true, 1;
+        if (c == CTL_ARG_UNFREEZE)
+                return a->unfreeze = true, 1;
+        if (c == CTL_ARG_FAKETIME)
+                return a->faketime = optarg, 1;
         if (c < CTL_ARG_MONOTONIC || c > CTL_ARG_REALTIME)
                 return 0;
         a->text[c == CTL_ARG_MONOTONIC  ? TNS_CLASS_MONOTONIC

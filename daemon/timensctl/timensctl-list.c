@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rate.h"
 #include "timensctl.h"
 #include "timens-proto.h"
 
@@ -25,6 +26,7 @@ struct row {
         const char *origin;
         bool live;
         char offset[TNS_CLASS_MAX][40];
+        char rate[32]; /* "1", "2", "0.5 frozen" */
         uint64_t calls;
 };
 
@@ -41,6 +43,9 @@ static int row_from_json(json_object *o, struct row *ret) {
         snprintf(ret->name, sizeof(ret->name), "%s", v->name[0] ? v->name : "-");
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 (void) tns_offset_format(v->offset_ns[c], ret->offset[c], sizeof(ret->offset[c]));
+        (void) tns_rate_format(v->run_mult, ret->rate, sizeof(ret->rate) - 8);
+        if (v->rate_mult == 0)
+                strcat(ret->rate, "/frozen");
         return 0;
 }
 
@@ -49,8 +54,8 @@ static void print_row(const struct row *r, int name_width) {
 
         if (r->parent)
                 snprintf(parent, sizeof(parent), "%" PRIu64, r->parent);
-        printf("%4" PRIu64 " %-*s %-8s %-6s %-4s %-12s %-12s %-12s %" PRIu64 "\n", r->id, name_width, r->name,
-               r->origin, parent, r->live ? "yes" : "no", r->offset[0], r->offset[1], r->offset[2], r->calls);
+        printf("%4" PRIu64 " %-*s %-8s %-6s %-4s %-12s %-12s %-12s %-9s %" PRIu64 "\n", r->id, name_width, r->name,
+               r->origin, parent, r->live ? "yes" : "no", r->offset[0], r->offset[1], r->offset[2], r->rate, r->calls);
 }
 
 /* For scripts and shell completion: what `show NAME|ID` takes. */
@@ -110,8 +115,8 @@ static int print_table(json_object *list) {
                 printf("No namespaces.\n");
                 return 0;
         }
-        printf("%4s %-*s %-8s %-6s %-4s %-12s %-12s %-12s %s\n", "ID", width, "NAME", "ORIGIN", "PARENT", "LIVE",
-               "MONOTONIC", "BOOTTIME", "REALTIME", "CALLS");
+        printf("%4s %-*s %-8s %-6s %-4s %-12s %-12s %-12s %-9s %s\n", "ID", width, "NAME", "ORIGIN", "PARENT", "LIVE",
+               "MONOTONIC", "BOOTTIME", "REALTIME", "RATE", "CALLS");
         for (size_t i = 0; i < n; i++)
                 print_row(&rows[i], width);
         printf("\n%zu namespace%s listed.\n", n, n == 1 ? "" : "s");

@@ -179,6 +179,10 @@ int verb_oci_config(int argc, char *argv[], struct ctl_options *o) {
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
                                               a.print_profile ? "--print-seccomp-profile takes no BUNDLE"
                                                               : "oci-config takes one BUNDLE directory"));
+        if (offset_args_rated(&a.offsets))
+                return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                              "oci-config takes no --rate, --freeze or --faketime: give the "
+                                              "container the annotation org.timens.faketime (e.g. '+0 x2')"));
         r = check_args(&a);
         if (r < 0)
                 return ctl_exit(r);

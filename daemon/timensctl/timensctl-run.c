@@ -34,6 +34,12 @@ static void help(void) {
                "  --realtime OFFSET|DATE\n"
                "                      offset of CLOCK_REALTIME, _COARSE, _ALARM, CLOCK_TAI,\n"
                "                      gettimeofday() and time(); or the date the clock shows now\n"
+               "  --rate R            the clocks run R times as fast as the host's (2, 0.5,\n"
+               "                      1440, 1/60); --rate 1: a rate can be set later\n"
+               "  --freeze            the clocks stand still (with --realtime DATE: at DATE)\n"
+               "  --faketime SPEC     libfaketime's FAKETIME: '+2d', '-3h x2', '+0 x10',\n"
+               "                      '@2030-01-01 12:00:00' (starts there),\n"
+               "                      '2030-01-01 12:00:00' (frozen there)\n"
                "  --name NAME         a name for the namespace (unique in timensd)\n"
                "  --join NAME         run in an existing namespace of timensd (create, import)\n"
                "  --grant G           what processes inside may do through timensd's socket:\n"
@@ -68,11 +74,16 @@ struct run_args {
 };
 
 static int check_args(const struct run_args *a) {
-        bool offsets = a->offsets.text[0] || a->offsets.text[1] || a->offsets.text[2];
+        bool offsets = a->offsets.text[0] || a->offsets.text[1] || a->offsets.text[2] || offset_args_rated(&a->offsets);
 
         if (a->join && (a->name || offsets || a->grant || a->shared))
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
-                                     "--join takes the namespace as it is: no --name, offsets, --grant or --shared");
+                                     "--join takes the namespace as it is: no --name, offsets, rates, --grant or "
+                                     "--shared");
+        if (offset_args_rated(&a->offsets) && a->no_daemon)
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                     "--rate, --freeze and --faketime need timensd: not with --no-daemon or "
+                                     "--no-vdso");
         if (a->join && a->no_daemon)
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--join needs timensd: not with --no-daemon");
         if (a->name && ctl_check_name("--name", a->name) < 0)
@@ -209,6 +220,21 @@ static int check_name_free(struct tns_client *c, const char *name) {
         return 0;
 }
 
+/* Whether the namespace to join was made rate-capable: its members need
+ * the filter that traps relative waits too. */
+static bool join_rate_capable(struct tns_client *c, const char *name) {
+        struct tns_request req = {.op = TNS_OP_EXPORT, .name = name};
+        _cleanup_json_ json_object *res = NULL;
+        struct tns_clock_state st;
+        struct tns_proto_error e;
+        json_object *o;
+
+        if (tns_client_call(c, &req, NULL, 0, &res, &e) <= 0 || !json_object_object_get_ex(res, "state", &o) ||
+            tns_clock_state_from_json(o, &st, &e) < 0)
+                return false;
+        return st.rate_capable;
+}
+
 /* The daemon to hand the namespace to, or NULL: the embedded supervisor
  * serves then. Fails only where falling back would not do what was asked
  * (--join, a name timensd has). */
@@ -252,10 +278,15 @@ static int daemon_adopt(struct tns_client *c, const struct run_args *a, struct t
         for (int k = 0; k < TNS_CLASS_MAX; k++)
                 req.clocks[k].set = a->offsets.text[k] && tns_offset_parse(a->offsets.text[k], k == TNS_CLASS_REALTIME,
                                                                            &req.clocks[k].spec) == 0;
+        if (ctl_rates_to_request(&a->offsets, &req) < 0)
+                return -EINVAL;
         r = tns_client_call(c, &req, fds, ELEMENTSOF(fds), &res, &e);
         if (r < 0)
                 return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to hand the namespace to timensd: %m");
         if (r == 0 && (a->join || e.code == TNS_ERR_EXISTS))
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "timensd: %s (%s)", e.message,
+                                     tns_err_code(e.code));
+        if (r == 0 && offset_args_rated(&a->offsets))
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "timensd: %s (%s)", e.message,
                                      tns_err_code(e.code));
         if (r == 0) {
@@ -274,6 +305,10 @@ static int start_supervisor(struct tns_client *daemon, const struct run_args *a,
 
         if (r <= 0)
                 return r;
+        if (offset_args_rated(&a->offsets))
+                return tns_log_errno(&timensctl_log, LOG_ERR, ENOTCONN,
+                                     "--rate, --freeze and --faketime need timensd, which does not answer on %s",
+                                     tns_client_default_socket());
         r = embedded_supervisor_start(TAKE_FD(child->listener), child->pid, a->name, offsets,
                                       a->no_vdso ? TNS_NS_NO_VDSO : 0);
         if (r < 0)
@@ -300,7 +335,11 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
 
         if (daemon_open(a, o, &daemon) < 0)
                 return EXIT_RUN_INTERNAL;
-        r = tns_filter_build(&filter);
+        r = tns_filter_build_flags(offset_args_rated(&a->offsets) ||
+                                                   (daemon && a->join && join_rate_capable(daemon, a->join))
+                                           ? TNS_FILTER_RATED
+                                           : 0,
+                                   &filter);
         if (r < 0) {
                 tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to build the seccomp filter: %m");
                 return EXIT_RUN_INTERNAL;
@@ -346,5 +385,13 @@ int verb_run(int argc, char *argv[], struct ctl_options *o) {
                 return r < 0 ? EXIT_RUN_INTERNAL : 0;
         if (offsets_resolve(&a.offsets, offsets) < 0)
                 return EXIT_RUN_INTERNAL;
+        /* Checked before anything runs: a bad --rate or --faketime is the
+         * user's mistake, not timensd's. */
+        if (offset_args_rated(&a.offsets)) {
+                struct tns_request probe = {};
+
+                if (ctl_rates_to_request(&a.offsets, &probe) < 0)
+                        return EXIT_RUN_INTERNAL;
+        }
         return run(&a, o, offsets);
 }

@@ -13,19 +13,28 @@
 
 static void help(void) {
         printf("Usage: timensctl set NAME|ID [--monotonic OFFSET] [--boottime OFFSET]\n"
-               "                     [--realtime OFFSET|DATE] [--allow-backwards] [--json]\n"
+               "                     [--realtime OFFSET|DATE] [--allow-backwards]\n"
+               "                     [--rate R] [--freeze | --unfreeze] [--faketime SPEC] [--json]\n"
                "\n"
                "Set offsets of a namespace while it runs: each given clock becomes the host's\n"
                "plus OFFSET (the same meaning as for 'run'; not added to the current offset);\n"
                "a DATE makes CLOCK_REALTIME read that date now. All clocks change at once.\n"
                "Moving MONOTONIC or BOOTTIME backwards while the namespace has processes is\n"
-               "refused unless --allow-backwards.\n");
+               "refused unless --allow-backwards.\n"
+               "--rate R: the clocks run R times as fast as the host's from now on (2, 0.5,\n"
+               "1440, 1/60); --freeze stops them where they are, --unfreeze lets them run\n"
+               "on at their rate; no clock jumps, MONOTONIC never goes back. Only for a\n"
+               "namespace made with a rate (run/create --rate 1) once it has processes.\n"
+               "--faketime SPEC: libfaketime's FAKETIME forms (see timensctl(1), RATES).\n");
 }
 
 int verb_set(int argc, char *argv[], struct ctl_options *o) {
         enum { ARG_BACKWARDS = 0x100 };
-        static const struct option options[] = {
-                CTL_OFFSET_OPTIONS, {"allow-backwards", no_argument, NULL, ARG_BACKWARDS}, CTL_COMMON_OPTIONS, {}};
+        static const struct option options[] = {CTL_OFFSET_OPTIONS,
+                                                {"allow-backwards", no_argument, NULL, ARG_BACKWARDS},
+                                                {"unfreeze", no_argument, NULL, CTL_ARG_UNFREEZE},
+                                                CTL_COMMON_OPTIONS,
+                                                {}};
         struct tns_request req = {.op = TNS_OP_SET};
         _cleanup_json_ json_object *res = NULL;
         struct offset_args off = {};
@@ -43,9 +52,10 @@ int verb_set(int argc, char *argv[], struct ctl_options *o) {
         }
         if (optind != argc - 1)
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "set takes one NAME or ID"));
-        if (!off.text[0] && !off.text[1] && !off.text[2])
+        if (!off.text[0] && !off.text[1] && !off.text[2] && !offset_args_rated(&off))
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
-                                              "set needs at least one of --monotonic, --boottime, --realtime"));
+                                              "set needs at least one of --monotonic, --boottime, --realtime, "
+                                              "--rate, --freeze, --unfreeze, --faketime"));
         ctl_target(argv[optind], &req);
         r = ctl_offsets_to_request(&off, &req);
         if (r >= 0)

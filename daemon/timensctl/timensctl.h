@@ -18,7 +18,15 @@ extern const struct tns_logger timensctl_log;
 /* Offsets as given on the command line, before they are made effective. */
 struct offset_args {
         const char *text[TNS_CLASS_MAX]; /* NULL: not given */
+        const char *rate; /* --rate R; NULL: not given */
+        const char *faketime; /* --faketime SPEC */
+        bool freeze, unfreeze;
 };
+
+/* Whether a rate, freeze or faketime spec was given. */
+static inline bool offset_args_rated(const struct offset_args *a) {
+        return a->rate || a->faketime || a->freeze || a->unfreeze;
+}
 
 /* Parses and range-checks the offsets against the host's clocks now;
  * prints what is wrong and returns -EINVAL/-ERANGE. */
@@ -54,10 +62,16 @@ int ctl_parse_common_only(int argc, char *argv[], struct ctl_options *o, const c
 #define CTL_ARG_MONOTONIC 0x210
 #define CTL_ARG_BOOTTIME 0x211
 #define CTL_ARG_REALTIME 0x212
+#define CTL_ARG_RATE 0x213
+#define CTL_ARG_FREEZE 0x214
+#define CTL_ARG_FAKETIME 0x215
+#define CTL_ARG_UNFREEZE 0x216
 #define CTL_OFFSET_OPTIONS                                                                                             \
         {"monotonic", required_argument, NULL, CTL_ARG_MONOTONIC},                                                     \
-                {"boottime", required_argument, NULL, CTL_ARG_BOOTTIME}, {                                             \
-                "realtime", required_argument, NULL, CTL_ARG_REALTIME                                                  \
+                {"boottime", required_argument, NULL, CTL_ARG_BOOTTIME},                                               \
+                {"realtime", required_argument, NULL, CTL_ARG_REALTIME},                                               \
+                {"rate", required_argument, NULL, CTL_ARG_RATE}, {"freeze", no_argument, NULL, CTL_ARG_FREEZE}, {      \
+                "faketime", required_argument, NULL, CTL_ARG_FAKETIME                                                  \
         }
 int ctl_offset_option(int c, struct offset_args *a);
 /* Logs "try --help" for an option getopt refused; returns -EINVAL. */
@@ -101,7 +115,10 @@ int ctl_connect_or_start(const struct ctl_options *o, struct tns_client **ret);
 int ctl_request(const struct ctl_options *o, struct tns_request *req, struct json_object **ret_result);
 /* NAME or ID (digits) into req. */
 void ctl_target(const char *arg, struct tns_request *req);
-/* Checks the offsets as `run` does and puts them into req. */
+/* --rate, --freeze, --unfreeze, --faketime into req (realtime too for
+ * --faketime); prints what is wrong. */
+int ctl_rates_to_request(const struct offset_args *a, struct tns_request *req);
+/* Checks the offsets as `run` does and puts them into req (and the rates). */
 int ctl_offsets_to_request(const struct offset_args *a, struct tns_request *req);
 int ctl_parse_grant(const char *s, int *ret);
 /* Pretty JSON on stdout. */

@@ -106,6 +106,10 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
         r = tns_registry_create(m->registry, req->name[0] ? req->name : NULL, v, TNS_ORIGIN_RUN, TNS_GRANT_NONE, ret);
         if (r >= 0)
                 (void) tns_registry_set_owner(m->registry, *ret, uid, false);
+        /* org.timens.faketime. The runtime's seccomp profile is the
+         * filter here: its relative waits are not trapped. */
+        if (r >= 0 && req->rated)
+                (void) tns_registry_init_rate(m->registry, *ret, req->rate_mult, req->freeze ? 1 : -1);
         *ret_created = r >= 0;
         return r;
 }

@@ -95,7 +95,8 @@ static int find_target(struct op_ctx *x, struct tns_ns **ret) {
 
 /* The offsets a request gives, made effective now: a date becomes the
  * offset that makes the clock read it. Returns the mask of given clocks. */
-static unsigned request_offsets(const struct tns_request *req, int64_t ret[TNS_CLASS_MAX]) {
+static unsigned request_offsets_for(const struct tns_request *req, const struct tns_ns *ns,
+                                    int64_t ret[TNS_CLASS_MAX]) {
         unsigned mask = 0;
 
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
@@ -110,9 +111,40 @@ static unsigned request_offsets(const struct tns_request *req, int64_t ret[TNS_C
                 ret[c] = a->spec.ns;
                 if (a->spec.kind == TNS_OFFSET_ABSOLUTE && clock_gettime(CLOCK_REALTIME, &now) == 0 &&
                     tns_ts_to_ns(&now, &host) == 0)
-                        ret[c] = a->spec.ns - host; /* both within 1970..2262 */
+                        /* In a rated namespace, offsets add to the rated
+                         * clock: the date is made against it. */
+                        ret[c] = a->spec.ns - (ns ? tns_ns_base(ns, c, host) : host); /* both within 1970..2262 */
         }
         return mask;
+}
+
+static unsigned request_offsets(const struct tns_request *req, int64_t ret[TNS_CLASS_MAX]) {
+        return request_offsets_for(req, NULL, ret);
+}
+
+static bool request_rates(const struct tns_request *req) {
+        return req->rate_mult || req->freeze != TNS_FREEZE_KEEP;
+}
+
+static int freeze_arg(const struct tns_request *req) {
+        return req->freeze == TNS_FREEZE_ON ? 1 : req->freeze == TNS_FREEZE_OFF ? 0 : -1;
+}
+
+static int rate_error(struct op_ctx *x, int r, struct tns_ns *ns) {
+        char l[TNS_NS_NAME_MAX + 8];
+
+        label(ns, l, sizeof(l));
+        if (r == -EOPNOTSUPP)
+                return fail(x, TNS_ERR_UNSUPPORTED,
+                            "namespace %s was made by unshare inside: it runs at the rate of the namespace it was "
+                            "made in; set the rate there",
+                            l);
+        if (r == -EPERM)
+                return fail(x, TNS_ERR_UNSUPPORTED,
+                            "namespace %s has processes and was made without a rate: their filter does not trap "
+                            "the waits a rate changes; create it with a rate (--rate 1) to change it later",
+                            l);
+        return fail_errno(x, r, "setting the rate");
 }
 
 static int check_range(struct op_ctx *x, unsigned mask, const int64_t v[TNS_CLASS_MAX]) {
@@ -159,8 +191,11 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
 
                 v->offset_ns[c] = info.offset[c];
                 if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_ts_to_ns(&now, &host) == 0)
-                        (void) tns_ns_add(host, info.offset[c], &v->now_ns[c]);
+                        v->now_ns[c] = tns_rate_map_apply(&info.map[c], host);
         }
+        v->rate_mult = info.rate_mult;
+        v->run_mult = info.run_mult;
+        v->rate_capable = info.rate_capable;
         /* The scan of every process's maps (programs reparented out of
          * the trees) for root and the group only: its cost grows with what
          * any user runs, and it runs on the loop that serves clock calls,
@@ -222,6 +257,11 @@ static int op_create(struct op_ctx *x) {
         if (r < 0)
                 return create_error(x, r, x->req->name);
         (void) tns_registry_set_owner(x->m->registry, ns, x->p->uid, x->req->shared);
+        if (request_rates(x->req)) {
+                r = tns_registry_init_rate(x->m->registry, ns, x->req->rate_mult, freeze_arg(x->req));
+                if (r < 0)
+                        return rate_error(x, r, ns);
+        }
         log_ns(x, ns, "Created namespace %" PRIu64, ns->id);
         return set_result(x, "namespace", ns_json(x, ns, false));
 }
@@ -281,7 +321,7 @@ static int set_error(struct op_ctx *x, int r, struct tns_ns *ns, enum tns_clock_
 
 static int op_set(struct op_ctx *x) {
         int64_t v[TNS_CLASS_MAX];
-        unsigned mask = request_offsets(x->req, v);
+        unsigned mask;
         enum tns_clock_class bad = TNS_CLASS_MONOTONIC;
         char text[40];
         struct tns_ns *ns;
@@ -290,7 +330,17 @@ static int op_set(struct op_ctx *x) {
         r = find_target(x, &ns);
         if (r < 0)
                 return r;
-        r = tns_registry_set_offsets(x->m->registry, ns, mask, v, x->req->allow_backwards, &bad);
+        mask = request_offsets_for(x->req, ns, v);
+        /* The rate first, refused as a whole before any clock moves. */
+        if (request_rates(x->req)) {
+                r = tns_registry_set_rate(x->m->registry, ns, x->req->rate_mult, freeze_arg(x->req));
+                if (r < 0)
+                        return rate_error(x, r, ns);
+                (void) tns_rate_format(x->req->freeze == TNS_FREEZE_ON ? 0 : tns_ns_run_mult(ns, TNS_CLASS_REALTIME),
+                                       text, sizeof(text));
+                log_ns(x, ns, "Set the rate to %s", text);
+        }
+        r = mask ? tns_registry_set_offsets(x->m->registry, ns, mask, v, x->req->allow_backwards, &bad) : 0;
         if (r < 0)
                 return set_error(x, r, ns, bad, v);
         for (int c = 0; c < TNS_CLASS_MAX; c++)
@@ -440,6 +490,11 @@ static int adopt_target(struct op_ctx *x, struct tns_ns **ret, bool *ret_created
         if (r < 0)
                 return create_error(x, r, x->req->name);
         (void) tns_registry_set_owner(x->m->registry, *ret, x->p->uid, x->req->shared);
+        if (request_rates(x->req)) {
+                r = tns_registry_init_rate(x->m->registry, *ret, x->req->rate_mult, freeze_arg(x->req));
+                if (r < 0)
+                        return rate_error(x, r, *ret);
+        }
         *ret_created = true;
         return 0;
 }

@@ -38,7 +38,20 @@ static int has_cap(const struct tns_emu_env *env, int cap) {
         return !!(caps & (UINT64_C(1) << cap));
 }
 
-/* The namespace's reading of clock `id`: host reading plus the class offset. */
+/* A host reading through the rate of class c (unchanged when not rated). */
+static int rated_base(const struct tns_emu_state *st, int class, struct timespec *host) {
+        int64_t h;
+
+        if (!st->rated)
+                return 0;
+        if (tns_ts_to_ns(host, &h) < 0)
+                return -EOVERFLOW;
+        *host = tns_ns_to_ts(tns_rate_map_apply(&st->base[class], h));
+        return 0;
+}
+
+/* The namespace's reading of clock `id`: host reading (through the rate)
+ * plus the class offset. */
 static int ns_clock(const struct tns_emu_env *env, const struct tns_emu_state *st, clockid_t id, struct timespec *ret) {
         struct timespec host;
         int class, r;
@@ -49,15 +62,23 @@ static int ns_clock(const struct tns_emu_env *env, const struct tns_emu_state *s
         r = env->clock_gettime(env->userdata, id, &host);
         if (r < 0)
                 return r;
+        r = rated_base(st, class, &host);
+        if (r < 0)
+                return r;
         return tns_ts_add_ns(&host, st->offset[class], ret);
 }
 
-/* The effective offset that makes clock `id` read `value` now. */
-static int offset_for_value(const struct tns_emu_env *env, clockid_t id, const struct timespec *value, int64_t *ret) {
+/* The effective offset that makes clock `id` read `value` now: in a rated
+ * namespace it then runs on at its rate from value. */
+static int offset_for_value(const struct tns_emu_env *env, const struct tns_emu_state *st, clockid_t id,
+                            const struct timespec *value, int64_t *ret) {
         struct timespec host;
         int r;
 
         r = env->clock_gettime(env->userdata, id, &host);
+        if (r < 0)
+                return r;
+        r = rated_base(st, tns_clock_class(id), &host);
         if (r < 0)
                 return r;
         /* An offset beyond int64 nanoseconds is a value the kernel's
@@ -178,7 +199,7 @@ static int set_clock(const struct tns_emu_env *env, const struct tns_emu_state *
                 if (r < 0)
                         return r;
         }
-        r = offset_for_value(env, id, ts, &off);
+        r = offset_for_value(env, st, id, ts, &off);
         if (r < 0)
                 return r;
         res->set_offset[class] = true;
@@ -350,6 +371,9 @@ static int report_timex(const struct tns_emu_env *env, const struct tns_emu_stat
         if (state < 0)
                 return state;
         host = (struct timespec){tx->time.tv_sec, tx->time.tv_usec * ((tx->status & STA_NANO) ? 1 : 1000)};
+        r = rated_base(st, TNS_CLASS_REALTIME, &host);
+        if (r < 0)
+                return r;
         r = tns_ts_add_ns(&host, off, &ns);
         if (r < 0)
                 return r;

@@ -18,6 +18,7 @@
 #include <sys/timex.h>
 
 #include "offsets-page.h"
+#include "rate.h"
 #include "syscall-table.h"
 
 _Static_assert(sizeof(struct timex) == 208, "struct timex is the kernel's __kernel_timex on x86-64");
@@ -41,7 +42,12 @@ struct tns_emu_env {
 
 /* The namespace as a syscall in it sees it. */
 struct tns_emu_state {
-        int64_t offset[TNS_CLASS_MAX]; /* effective: host + offset = namespace clock */
+        /* Rated: the namespace clock is base[c](host) + offset, base being
+         * its root's rate map (lib/kernel/ns.h); else host + offset. A set
+         * clock keeps the rate: only the offset changes. */
+        bool rated;
+        struct tns_rate_map base[TNS_CLASS_MAX];
+        int64_t offset[TNS_CLASS_MAX]; /* effective: base(host) + offset = namespace clock */
         bool tz_set; /* settimeofday() gave the namespace a timezone */
         struct timezone tz;
 };

@@ -45,6 +45,11 @@ struct tns_clock_state {
         int64_t host_realtime_ns; /* the host's CLOCK_REALTIME at export */
         int64_t value_ns[TNS_CLASS_MAX]; /* the namespace's clocks at export */
         int64_t offset_ns[TNS_CLASS_MAX]; /* its offsets at export */
+        /* Its rates (lib/core/rate.h): now (0 frozen) and when running;
+         * run_mult 0: no rate (rate 1). */
+        uint64_t rate_mult[TNS_CLASS_MAX];
+        uint64_t run_mult[TNS_CLASS_MAX];
+        bool rate_capable;
 };
 
 /* Latency histogram buckets: [0] < 1 us, [i] in [2^(i-1), 2^i) us, the

@@ -29,8 +29,8 @@ enum tns_clock_class {
 /* One clock's map from host time to namespace time. offset_sec and
  * offset_nsec are offset_ns split (floor: 0 <= offset_nsec < 1e9), written
  * under the same seqlock, so that the vDSO adds it with no division. The
- * last field is reserved (zero) so that a rate or a frozen point can be
- * added without changing the layout. */
+ * last field is reserved (zero); a rate or a frozen point is in the
+ * page's rates[] (struct tns_clock_rate). */
 struct tns_clock_map {
         int64_t offset_ns;
         int64_t offset_sec;
@@ -42,6 +42,34 @@ struct tns_clock_map {
 
 /* flags */
 #define TNS_PAGE_F_ACTIVE UINT64_C(1) /* the namespace exists and is served */
+/* Some class runs at a rate other than 1 (or stands frozen): readers use
+ * rates[] instead of the offsets. Clear, the offsets alone are the map
+ * and rates[] is not looked at: a namespace without a rate pays one
+ * test of a word on the sequence's cache line. */
+#define TNS_PAGE_F_RATED UINT64_C(2)
+/* The namespace was made rate-capable (`--rate`, `--freeze`,
+ * `--faketime`): its members' filter traps relative waits too, so that a
+ * rate set later is honoured by them. Kept on the page so that a
+ * restarted supervisor knows it. */
+#define TNS_PAGE_F_RATE_CAPABLE UINT64_C(4)
+
+/* A rate as a fixed-point multiplier, TNS_RATE_ONE = 1: 32 bits of
+ * fraction (a resolution of 2.3e-10), so that a reader multiplies and
+ * shifts, never divides. */
+#define TNS_RATE_SHIFT 32
+#define TNS_RATE_ONE (UINT64_C(1) << TNS_RATE_SHIFT)
+
+/* A clock of a rated namespace, used when TNS_PAGE_F_RATED is set:
+ * ns = anchor_ns + mult * (host - anchor_host), host being the class's
+ * host clock in nanoseconds. mult 0 is a frozen clock. run_mult is the
+ * rate the clock resumes with when it is unfrozen (the supervisor's
+ * record of it, for a restarted supervisor). */
+struct tns_clock_rate {
+        uint64_t mult;
+        int64_t anchor_host;
+        int64_t anchor_ns;
+        uint64_t run_mult;
+};
 
 struct tns_offsets_page {
         uint64_t magic; /* TNS_PAGE_MAGIC */
@@ -50,13 +78,32 @@ struct tns_offsets_page {
         uint64_t flags;
         uint64_t ns_id; /* the namespace's id, for /proc/PID/maps readers and debugging */
         struct tns_clock_map clocks[TNS_PAGE_MAX_CLOCKS]; /* indexed by enum tns_clock_class */
-        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_clock_map)];
+        struct tns_clock_rate rates[TNS_PAGE_MAX_CLOCKS]; /* the same, when TNS_PAGE_F_RATED */
+        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_clock_map) -
+                         TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_clock_rate)];
 };
 
 _Static_assert(sizeof(struct tns_clock_map) == 32, "clock map is 32 bytes");
+_Static_assert(sizeof(struct tns_clock_rate) == 32, "clock rate is 32 bytes");
 _Static_assert(sizeof(struct tns_offsets_page) == TNS_PAGE_SIZE, "offsets page is one page");
 _Static_assert(__builtin_offsetof(struct tns_offsets_page, seq) == 12, "seq at 12");
 _Static_assert(__builtin_offsetof(struct tns_offsets_page, clocks) == 32, "clocks at 32");
+_Static_assert(__builtin_offsetof(struct tns_offsets_page, rates) == 288, "rates at 288");
+
+/* A rated clock's reading for a host reading: one 64x64->128 multiply
+ * and a shift. The result saturates at the int64 ends (a clock run fast
+ * for long enough reaches year 2262 as the kernel's does, and stays). */
+static inline int64_t tns_rate_apply(uint64_t mult, int64_t anchor_host, int64_t anchor_ns, int64_t host) {
+        __int128 v = ((__int128) host - anchor_host) * (__int128) mult;
+
+        /* An arithmetic shift: floor, also for hosts before the anchor. */
+        v = (v >> TNS_RATE_SHIFT) + anchor_ns;
+        if (__builtin_expect(v > INT64_MAX, 0))
+                return INT64_MAX;
+        if (__builtin_expect(v < INT64_MIN, 0))
+                return INT64_MIN;
+        return (int64_t) v;
+}
 _Static_assert(TNS_CLASS_MAX <= TNS_PAGE_MAX_CLOCKS, "room for every class");
 
 /* Reader side, for our vDSO image (vdso-patch/): callers loop,

@@ -151,6 +151,38 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                              .nr = SYS_sysinfo,
                              .trap = TNS_TRAP_ALWAYS,
                              .i386_names = {"sysinfo"}},
+/* Relative waits (lib/core/wait-convert.h, tns_wait_classify_rated):
+         * in a namespace whose clocks run at a rate, their timeouts are
+         * durations of its clocks. Only where it is rate-capable. */
+#define RATED(ID, NAME, NR, ARG)                                                                                       \
+        [ID] = {.id = ID,                                                                                              \
+                .name = NAME,                                                                                          \
+                .nr = NR,                                                                                              \
+                .trap = TNS_TRAP_RATED_ARG,                                                                            \
+                .trap_value = ARG,                                                                                     \
+                .wait = true,                                                                                          \
+                .rated = true}
+        RATED(TNS_SYS_NANOSLEEP, "nanosleep", SYS_nanosleep, 0),
+        RATED(TNS_SYS_POLL, "poll", SYS_poll, 2),
+        RATED(TNS_SYS_PPOLL, "ppoll", SYS_ppoll, 2),
+        RATED(TNS_SYS_SELECT, "select", SYS_select, 4),
+        RATED(TNS_SYS_PSELECT6, "pselect6", SYS_pselect6, 4),
+        RATED(TNS_SYS_EPOLL_WAIT, "epoll_wait", SYS_epoll_wait, 3),
+        RATED(TNS_SYS_EPOLL_PWAIT, "epoll_pwait", SYS_epoll_pwait, 3),
+        RATED(TNS_SYS_EPOLL_PWAIT2, "epoll_pwait2", 441 /* newer than Debian 12's headers */, 3),
+        RATED(TNS_SYS_RT_SIGTIMEDWAIT, "rt_sigtimedwait", SYS_rt_sigtimedwait, 2),
+        RATED(TNS_SYS_SEMTIMEDOP, "semtimedop", SYS_semtimedop, 3),
+        RATED(TNS_SYS_IO_GETEVENTS, "io_getevents", SYS_io_getevents, 4),
+        RATED(TNS_SYS_IO_PGETEVENTS, "io_pgetevents", SYS_io_pgetevents, 4),
+        RATED(TNS_SYS_ALARM, "alarm", SYS_alarm, 0),
+#undef RATED
+        [TNS_SYS_SETITIMER] = {.id = TNS_SYS_SETITIMER,
+                               .name = "setitimer",
+                               .nr = SYS_setitimer,
+                               .trap = TNS_TRAP_RATED_ARG0_EQ,
+                               .trap_value = 0 /* ITIMER_REAL */,
+                               .wait = true,
+                               .rated = true},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

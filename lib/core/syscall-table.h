@@ -27,6 +27,22 @@ enum tns_sys {
         TNS_SYS_MQ_TIMEDSEND,
         TNS_SYS_MQ_TIMEDRECEIVE,
         TNS_SYS_SYSINFO,
+        /* Relative waits: trapped only in rate-capable namespaces
+         * (TNS_FILTER_RATED), converted only when a rate is set. */
+        TNS_SYS_NANOSLEEP,
+        TNS_SYS_POLL,
+        TNS_SYS_PPOLL,
+        TNS_SYS_SELECT,
+        TNS_SYS_PSELECT6,
+        TNS_SYS_EPOLL_WAIT,
+        TNS_SYS_EPOLL_PWAIT,
+        TNS_SYS_EPOLL_PWAIT2,
+        TNS_SYS_RT_SIGTIMEDWAIT,
+        TNS_SYS_SEMTIMEDOP,
+        TNS_SYS_IO_GETEVENTS,
+        TNS_SYS_IO_PGETEVENTS,
+        TNS_SYS_SETITIMER,
+        TNS_SYS_ALARM,
         _TNS_SYS_MAX,
 };
 
@@ -46,6 +62,9 @@ enum tns_trap {
         TNS_TRAP_FUTEX_ABS, /* an op with an absolute timeout, and a timeout */
         TNS_TRAP_TIMEOUT_CLOCK, /* arg[trap_value] != 0, arg[trap_value + 1] MONOTONIC or REALTIME */
         TNS_TRAP_TIMEOUT, /* arg[trap_value] != 0: an absolute CLOCK_REALTIME timeout */
+        /* Relative waits of rate-capable namespaces only: */
+        TNS_TRAP_RATED_ARG, /* arg[trap_value] != 0 (a timeout pointer, or a nonzero count) */
+        TNS_TRAP_RATED_ARG0_EQ, /* (u32) arg0 == trap_value (setitimer: ITIMER_REAL) */
 };
 
 #define TNS_MAX_COMPAT_NAMES 3
@@ -66,6 +85,9 @@ struct tns_syscall_desc {
         bool vdso;
         /* An absolute wait: served by lib/supervisor/supervisor-wait.c. */
         bool wait;
+        /* Trapped only in the filter of a rate-capable namespace
+         * (TNS_FILTER_RATED): a relative wait that a rate changes. */
+        bool rated;
 };
 
 extern const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX];

@@ -144,6 +144,216 @@ int tns_wait_its_to_host(const struct itimerspec *its, int64_t offset, struct it
         return 0;
 }
 
+int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns_wait_spec *ret) {
+        int flags = (int) args[1], c;
+        struct tns_wait_spec s = {.relative = true, .kind = TNS_WAIT_TIMESPEC, .clock_class = TNS_CLASS_MONOTONIC};
+
+        switch (sys) {
+        case TNS_SYS_CLOCK_NANOSLEEP:
+                c = tns_wait_clock_class((clockid_t) args[0]);
+                if ((flags & TNS_TIMER_ABSTIME) || c < 0)
+                        return -ENOENT;
+                s.arg = 2;
+                s.clock_class = c;
+                break;
+        case TNS_SYS_TIMER_SETTIME:
+        case TNS_SYS_TIMERFD_SETTIME:
+                if (flags & TNS_TIMER_ABSTIME)
+                        return -ENOENT;
+                s = (struct tns_wait_spec){.arg = 2,
+                                           .kind = TNS_WAIT_ITIMERSPEC,
+                                           .clock_class = -1,
+                                           .via_fd = sys == TNS_SYS_TIMERFD_SETTIME,
+                                           .relative = true};
+                break;
+        case TNS_SYS_FUTEX:
+                if ((flags & TNS_FUTEX_CMD_MASK) != FUTEX_WAIT || args[3] == 0)
+                        return -ENOENT;
+                s.arg = 3;
+                s.clock_class = (flags & FUTEX_CLOCK_REALTIME) ? TNS_CLASS_REALTIME : TNS_CLASS_MONOTONIC;
+                break;
+        case TNS_SYS_NANOSLEEP:
+                s.arg = 0;
+                break;
+        case TNS_SYS_PPOLL:
+        case TNS_SYS_RT_SIGTIMEDWAIT:
+                s.arg = 2;
+                break;
+        case TNS_SYS_PSELECT6:
+        case TNS_SYS_IO_GETEVENTS:
+        case TNS_SYS_IO_PGETEVENTS:
+                s.arg = 4;
+                break;
+        case TNS_SYS_EPOLL_PWAIT2:
+        case TNS_SYS_SEMTIMEDOP:
+                s.arg = 3;
+                break;
+        case TNS_SYS_SELECT:
+                s.arg = 4;
+                s.kind = TNS_WAIT_TIMEVAL;
+                break;
+        case TNS_SYS_POLL:
+                s.arg = 2;
+                s.kind = TNS_WAIT_INT_MS;
+                break;
+        case TNS_SYS_EPOLL_WAIT:
+        case TNS_SYS_EPOLL_PWAIT:
+                s.arg = 3;
+                s.kind = TNS_WAIT_INT_MS;
+                break;
+        case TNS_SYS_SETITIMER:
+                if ((int) args[0] != 0 /* ITIMER_REAL */)
+                        return -ENOENT;
+                s.arg = 1;
+                s.kind = TNS_WAIT_ITIMERVAL;
+                break;
+        case TNS_SYS_ALARM:
+                s.arg = 0;
+                s.kind = TNS_WAIT_INT_SEC;
+                break;
+        default:
+                return -ENOENT;
+        }
+        if (s.kind == TNS_WAIT_INT_MS ? (int) args[s.arg] <= 0 : args[s.arg] == 0)
+                return -ENOENT; /* no timeout, an infinite one, or none at all: the kernel's */
+        *ret = s;
+        return 0;
+}
+
+size_t tns_wait_size(enum tns_wait_kind kind) {
+        switch (kind) {
+        case TNS_WAIT_TIMESPEC:
+        case TNS_WAIT_TIMEVAL:
+                return 16;
+        case TNS_WAIT_ITIMERSPEC:
+        case TNS_WAIT_ITIMERVAL:
+                return 32;
+        default:
+                return 0;
+        }
+}
+
+void tns_wait_map(const struct tns_rate_map *clock, int64_t host_now, struct tns_rate_map *ret) {
+        if (clock->mult != 0) {
+                *ret = *clock;
+                return;
+        }
+        *ret = (struct tns_rate_map){.mult = TNS_RATE_ONE, .anchor_host = host_now, .anchor_ns = clock->anchor_ns};
+}
+
+/* A duration in the namespace's nanoseconds to the host's: never 0 for
+ * a nonzero one (a timer's 0 disarms it). */
+static int64_t scale(const struct tns_rate_map *m, int64_t ns) {
+        int64_t h;
+
+        if (ns <= 0)
+                return 0;
+        h = tns_rate_duration_to_host(m->mult, ns);
+        return h < 1 ? 1 : h;
+}
+
+static int64_t deadline(const struct tns_rate_map *m, int64_t ns) {
+        int64_t h = tns_rate_map_to_host(m, ns < 0 ? 0 : ns);
+
+        return h < 1 ? 1 : h;
+}
+
+/* The kernel's timespec64_valid(), then nanoseconds (saturating). */
+static int ts_in(const struct timespec *ts, int64_t *ret) {
+        if (!tns_ts_valid(ts))
+                return -EINVAL;
+        *ret = ts_to_ktime(ts);
+        return 0;
+}
+
+/* A timeval (select, setitimer): tv_usec in [0, 1e6), tv_sec >= 0. */
+struct k_timeval {
+        int64_t tv_sec, tv_usec;
+};
+
+static int tv_in(const struct k_timeval *tv, int64_t *ret) {
+        if (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= TNS_USEC_PER_SEC)
+                return -EINVAL;
+        *ret = tv->tv_sec >= TNS_KTIME_SEC_MAX ? INT64_MAX
+                                               : tv->tv_sec * TNS_NSEC_PER_SEC + tv->tv_usec * TNS_NSEC_PER_USEC;
+        return 0;
+}
+
+static struct k_timeval tv_out(int64_t ns) {
+        /* Rounded up to the microsecond: never early. */
+        int64_t us = ns / TNS_NSEC_PER_USEC + (ns % TNS_NSEC_PER_USEC != 0);
+
+        return (struct k_timeval){us / TNS_USEC_PER_SEC, us % TNS_USEC_PER_SEC};
+}
+
+int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_rate_map *map, const void *in, void *out,
+                           uint64_t *reg) {
+        int64_t v, w;
+        int r;
+
+        switch (spec->kind) {
+        case TNS_WAIT_TIMESPEC: {
+                struct timespec ts;
+
+                memcpy(&ts, in, sizeof(ts));
+                r = ts_in(&ts, &v);
+                if (r < 0)
+                        return r;
+                ts = tns_ns_to_ts(spec->relative ? scale(map, v) : deadline(map, v));
+                memcpy(out, &ts, sizeof(ts));
+                return 0;
+        }
+        case TNS_WAIT_ITIMERSPEC: {
+                struct itimerspec its;
+
+                memcpy(&its, in, sizeof(its));
+                if (ts_in(&its.it_interval, &w) < 0 || ts_in(&its.it_value, &v) < 0)
+                        return -EINVAL;
+                its.it_interval = tns_ns_to_ts(scale(map, w));
+                if (v != 0)
+                        its.it_value = tns_ns_to_ts(spec->relative ? scale(map, v) : deadline(map, v));
+                memcpy(out, &its, sizeof(its));
+                return 0;
+        }
+        case TNS_WAIT_TIMEVAL: {
+                struct k_timeval tv;
+
+                memcpy(&tv, in, sizeof(tv));
+                r = tv_in(&tv, &v);
+                if (r < 0)
+                        return r;
+                tv = tv_out(scale(map, v));
+                memcpy(out, &tv, sizeof(tv));
+                return 0;
+        }
+        case TNS_WAIT_ITIMERVAL: {
+                struct k_timeval tv[2];
+
+                memcpy(tv, in, sizeof(tv));
+                if (tv_in(&tv[0], &w) < 0 || tv_in(&tv[1], &v) < 0)
+                        return -EINVAL;
+                tv[0] = tv_out(scale(map, w));
+                tv[1] = tv_out(scale(map, v));
+                memcpy(out, tv, sizeof(tv));
+                return 0;
+        }
+        case TNS_WAIT_INT_MS:
+        case TNS_WAIT_INT_SEC: {
+                int64_t unit = spec->kind == TNS_WAIT_INT_MS ? 1000000 : TNS_NSEC_PER_SEC;
+                int64_t lim = spec->kind == TNS_WAIT_INT_MS ? INT32_MAX : UINT32_MAX;
+
+                v = spec->kind == TNS_WAIT_INT_MS ? (int) *reg : (int64_t) (uint32_t) *reg;
+                if (v <= 0)
+                        return -ENOENT;
+                w = scale(map, v * unit);
+                w = w / unit + (w % unit != 0);
+                *reg = (uint64_t) (w > lim ? lim : w < 1 ? 1 : w);
+                return 0;
+        }
+        }
+        return -EINVAL;
+}
+
 /* One "Key: value" line of a /proc text, as a number. */
 static const char *field(const char *p, const char *key, long long *ret) {
         size_t n = strlen(key);

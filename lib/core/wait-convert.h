@@ -14,11 +14,16 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "rate.h"
 #include "syscall-table.h"
 
 enum tns_wait_kind {
         TNS_WAIT_TIMESPEC, /* struct __kernel_timespec: 16 bytes */
         TNS_WAIT_ITIMERSPEC, /* struct __kernel_itimerspec: interval, then value */
+        TNS_WAIT_TIMEVAL, /* struct __kernel_old_timeval: select */
+        TNS_WAIT_ITIMERVAL, /* struct __kernel_old_itimerval: setitimer */
+        TNS_WAIT_INT_MS, /* the argument itself, milliseconds: poll, epoll_wait */
+        TNS_WAIT_INT_SEC, /* the argument itself, seconds: alarm */
 };
 
 /* What the supervisor needs to convert one call. */
@@ -27,6 +32,7 @@ struct tns_wait_spec {
         enum tns_wait_kind kind;
         int clock_class; /* enum tns_clock_class, or -1: the timer's clock (looked up) */
         bool via_fd; /* timerfd: the supervisor sets the target's own fd (pidfd_getfd) */
+        bool relative; /* a duration (rated namespaces only), not a deadline */
 };
 
 /* Whether call `sys` with these raw arguments waits for an absolute
@@ -35,6 +41,34 @@ struct tns_wait_spec {
  * shift, an op without a deadline: the kernel's own answer is right). Only
  * the low 32 bits of int arguments count, as the kernel reads them. */
 int tns_wait_classify(enum tns_sys sys, const uint64_t args[6], struct tns_wait_spec *ret);
+
+/* In a namespace whose clocks run at a rate: the relative waits (and
+ * timers set relative, whose interval is a duration too) that the rate
+ * changes, as tns_wait_classify() does the absolute ones; -ENOENT for
+ * what runs as it is (no timeout, an infinite or zero one in a register,
+ * an absolute wait: tns_wait_classify()'s). Timeouts of poll, select,
+ * epoll and the rest run on CLOCK_MONOTONIC. */
+int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns_wait_spec *ret);
+
+/* The size of what the call's pointer points at; 0 for the kinds that
+ * are the argument itself. */
+size_t tns_wait_size(enum tns_wait_kind kind);
+
+/* The map a wait uses: the clock's (struct tns_rate_map), or for a frozen
+ * clock rate 1 from its frozen reading at host_now — libfaketime's
+ * relative sleeps pass in host time, and an absolute deadline ahead of a
+ * frozen clock is reached after as much host time, never a hang. */
+void tns_wait_map(const struct tns_rate_map *clock, int64_t host_now, struct tns_rate_map *ret);
+
+/* Converts one wait of a rated namespace with the wait map: `in` is what
+ * the caller gave (tns_wait_size() bytes, or the argument in *reg for
+ * the integer kinds), `out` gets what the kernel must wait for (or *reg).
+ * Durations are scaled (rounded up: never early), deadlines mapped to the
+ * host's clock, zeros (disarm, no wait) stay zero, the interval of a
+ * timer is a duration. -EINVAL for what the kernel refuses (it then fails
+ * the call itself), -ENOENT for nothing to convert. */
+int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_rate_map *map, const void *in, void *out,
+                           uint64_t *reg);
 
 /* The class of a timer's clock as a wait sees it (CLOCK_REALTIME,
  * _ALARM, TAI: realtime; MONOTONIC; BOOTTIME, _ALARM), -ENOENT otherwise

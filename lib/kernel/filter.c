@@ -107,8 +107,37 @@ static int wait_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, v
                 return r;
         case TNS_TRAP_TIMEOUT:
                 return fn(&RULE1(d, COND(a, TNS_RULE_NE, 0, 0)), userdata);
+        case TNS_TRAP_RATED_ARG:
+                return fn(&RULE1(d, COND(a, TNS_RULE_NE, 0, 0)), userdata);
+        case TNS_TRAP_RATED_ARG0_EQ:
+                return fn(&RULE1(d, COND(0, TNS_RULE_MASKED_EQ, UINT32_MAX, d->trap_value)), userdata);
         default:
                 return -EINVAL;
+        }
+}
+
+/* A rate-capable namespace's extra rules on the absolute-wait syscalls:
+ * their relative forms (a sleep without TIMER_ABSTIME, a timer set
+ * relative, or any timer's interval) and FUTEX_WAIT's relative timeout. */
+static int rated_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, void *userdata) {
+        const struct tns_filter_cond rel = COND(1, TNS_RULE_MASKED_EQ, ABSTIME_BIT, 0);
+        int r = 0;
+
+        switch (d->id) {
+        case TNS_SYS_CLOCK_NANOSLEEP:
+                for (size_t i = 0; i < ELEMENTSOF(wait_clocks) && r >= 0; i++)
+                        r = fn(&RULE2(d, COND(0, TNS_RULE_MASKED_EQ, UINT32_MAX, (uint64_t) wait_clocks[i]), rel),
+                               userdata);
+                return r;
+        case TNS_SYS_TIMER_SETTIME:
+        case TNS_SYS_TIMERFD_SETTIME:
+                return fn(&RULE1(d, rel), userdata);
+        case TNS_SYS_FUTEX:
+                return fn(&RULE2(d, COND(1, TNS_RULE_MASKED_EQ, FUTEX_CMD_MASK32, FUTEX_WAIT),
+                                 COND(3, TNS_RULE_NE, 0, 0)),
+                          userdata);
+        default:
+                return 0;
         }
 }
 
@@ -135,7 +164,11 @@ int tns_filter_rules_foreach(unsigned flags, tns_filter_rule_fn fn, void *userda
 
                 if (tns_syscalls[i].vdso && (flags & TNS_FILTER_NO_VDSO))
                         continue;
+                if (tns_syscalls[i].rated && !(flags & TNS_FILTER_RATED))
+                        continue;
                 r = native_rules(&tns_syscalls[i], fn, userdata);
+                if (r >= 0 && (flags & TNS_FILTER_RATED))
+                        r = rated_rules(&tns_syscalls[i], fn, userdata);
                 if (r < 0)
                         return r;
         }

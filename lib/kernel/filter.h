@@ -21,6 +21,11 @@ int tns_filter_build(struct tns_filter *ret);
 
 /* Without the exec traps of the vDSO injection: the syscall path only. */
 #define TNS_FILTER_NO_VDSO 0x1U
+/* A rate-capable namespace's: relative waits (and every timer setting,
+ * whose interval is a duration) are trapped too, so that a rate can make
+ * them end when the namespace's clock says. Without it, a namespace
+ * traps nothing more than absolute waits. */
+#define TNS_FILTER_RATED 0x2U
 int tns_filter_build_flags(unsigned flags, struct tns_filter *ret);
 void tns_filter_done(struct tns_filter *f);
 

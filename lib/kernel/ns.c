@@ -103,8 +103,69 @@ static int effective(const struct tns_ns *ns, enum tns_clock_class c, int64_t *r
         return 0;
 }
 
+const struct tns_ns *tns_ns_root(const struct tns_ns *ns) {
+        while (ns->parent)
+                ns = ns->parent;
+        return ns;
+}
+
+bool tns_ns_rated(const struct tns_ns *ns) {
+        return tns_ns_root(ns)->rated;
+}
+
+bool tns_ns_rate_capable(const struct tns_ns *ns) {
+        return tns_ns_root(ns)->rate_capable;
+}
+
+int64_t tns_ns_base(const struct tns_ns *ns, enum tns_clock_class c, int64_t host) {
+        const struct tns_ns *root = tns_ns_root(ns);
+
+        return root->rated ? tns_rate_map_apply(&root->rate[c], host) : host;
+}
+
+void tns_ns_rate_map(const struct tns_ns *ns, enum tns_clock_class c, struct tns_rate_map *ret) {
+        const struct tns_ns *root = tns_ns_root(ns);
+
+        if (!root->rated) {
+                *ret = (struct tns_rate_map){.mult = TNS_RATE_ONE, .anchor_host = 0, .anchor_ns = ns->offset[c]};
+                return;
+        }
+        *ret = root->rate[c];
+        /* Offsets are kept in range by tns_offset_check(); saturate anyway. */
+        if (tns_ns_add(ret->anchor_ns, ns->offset[c], &ret->anchor_ns) < 0)
+                ret->anchor_ns = ns->offset[c] < 0 ? INT64_MIN : INT64_MAX;
+}
+
+int tns_ns_now(const struct tns_ns *ns, enum tns_clock_class c, const struct timespec *host, struct timespec *ret) {
+        struct tns_rate_map m;
+        int64_t h;
+
+        if (!tns_ns_rated(ns))
+                return tns_ts_add_ns(host, ns->offset[c], ret);
+        if (tns_ts_to_ns(host, &h) < 0)
+                return -EOVERFLOW;
+        tns_ns_rate_map(ns, c, &m);
+        *ret = tns_ns_to_ts(tns_rate_map_apply(&m, h));
+        return 0;
+}
+
+uint64_t tns_ns_mult(const struct tns_ns *ns, enum tns_clock_class c) {
+        const struct tns_ns *root = tns_ns_root(ns);
+
+        return root->rated ? root->rate[c].mult : TNS_RATE_ONE;
+}
+
+uint64_t tns_ns_run_mult(const struct tns_ns *ns, enum tns_clock_class c) {
+        const struct tns_ns *root = tns_ns_root(ns);
+
+        return root->rated && root->run_mult[c] ? root->run_mult[c] : TNS_RATE_ONE;
+}
+
 static void publish(struct tns_ns *ns) {
         int64_t v[TNS_CLASS_MAX];
+        const struct tns_ns *root = tns_ns_root(ns);
+        uint64_t flags = TNS_PAGE_F_ACTIVE | (root->rated ? TNS_PAGE_F_RATED : 0) |
+                         (root->rate_capable ? TNS_PAGE_F_RATE_CAPABLE : 0);
 
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 if (effective(ns, c, &v[c]) < 0)
@@ -112,13 +173,20 @@ static void publish(struct tns_ns *ns) {
         tns_page_write_begin(ns->page, &ns->seq);
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 struct timespec split = tns_ns_to_ts(v[c]);
+                struct tns_rate_map m;
 
                 ns->offset[c] = v[c];
 
                 __atomic_store_n(&ns->page->clocks[c].offset_ns, v[c], __ATOMIC_RELAXED);
                 __atomic_store_n(&ns->page->clocks[c].offset_sec, (int64_t) split.tv_sec, __ATOMIC_RELAXED);
                 __atomic_store_n(&ns->page->clocks[c].offset_nsec, (int64_t) split.tv_nsec, __ATOMIC_RELAXED);
+                tns_ns_rate_map(ns, c, &m);
+                __atomic_store_n(&ns->page->rates[c].mult, m.mult, __ATOMIC_RELAXED);
+                __atomic_store_n(&ns->page->rates[c].anchor_host, m.anchor_host, __ATOMIC_RELAXED);
+                __atomic_store_n(&ns->page->rates[c].anchor_ns, m.anchor_ns, __ATOMIC_RELAXED);
+                __atomic_store_n(&ns->page->rates[c].run_mult, root->rated ? root->run_mult[c] : 0, __ATOMIC_RELAXED);
         }
+        __atomic_store_n(&ns->page->flags, flags, __ATOMIC_RELAXED);
         tns_page_write_end(ns->page, &ns->seq);
         for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
                 publish(k);
@@ -177,6 +245,28 @@ static bool is_our_memfd(int fd) {
  * it takes it as torn: a page left mid-write by a predecessor killed in
  * publish() shows an odd sequence forever. */
 #define ADOPT_READ_TRIES 1000
+
+/* A root's rates as its page has them: the page's anchors include the
+ * offsets, which R does not. A rate-1 class of a rated page is taken as
+ * it is (publish() folds only on a change). */
+static void adopt_rates(struct tns_ns *ns, const struct tns_offsets_page *p) {
+        uint64_t flags = __atomic_load_n(&p->flags, __ATOMIC_RELAXED);
+
+        ns->rate_capable = flags & TNS_PAGE_F_RATE_CAPABLE;
+        ns->rated = flags & TNS_PAGE_F_RATED;
+        if (!ns->rated)
+                return;
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                ns->rate[c].mult = __atomic_load_n(&p->rates[c].mult, __ATOMIC_RELAXED);
+                ns->rate[c].anchor_host = __atomic_load_n(&p->rates[c].anchor_host, __ATOMIC_RELAXED);
+                ns->rate[c].anchor_ns = __atomic_load_n(&p->rates[c].anchor_ns, __ATOMIC_RELAXED) - ns->offset[c];
+                ns->run_mult[c] = __atomic_load_n(&p->rates[c].run_mult, __ATOMIC_RELAXED);
+                if (ns->rate[c].mult > TNS_RATE_MULT_MAX)
+                        ns->rate[c].mult = TNS_RATE_ONE; /* not one we wrote */
+                if (ns->run_mult[c] > TNS_RATE_MULT_MAX || ns->run_mult[c] < TNS_RATE_MULT_MIN)
+                        ns->run_mult[c] = TNS_RATE_ONE;
+        }
+}
 
 int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, const struct tns_image *image,
                  const struct tns_page_store *store, struct tns_ns **ret) {
@@ -245,7 +335,8 @@ int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, c
                 ns->parent = tns_ns_ref(parent);
                 ns->next_sibling = parent->first_child;
                 parent->first_child = ns;
-        }
+        } else
+                adopt_rates(ns, p);
         if (torn)
                 publish(ns);
         *ret = TAKE_PTR(ns);
@@ -345,6 +436,97 @@ int tns_ns_set_offsets(struct tns_ns *ns, unsigned mask, const int64_t value[TNS
                         return -ERANGE;
                 }
         }
+        publish(ns);
+        return 0;
+}
+
+void tns_ns_set_rate_capable(struct tns_ns *ns, bool capable) {
+        ns->rate_capable = capable;
+        publish(ns);
+}
+
+static int64_t host_now(enum tns_clock_class c) {
+        struct timespec now;
+        int64_t v = 0;
+
+        (void) clock_gettime(tns_class_clock(c), &now);
+        (void) tns_ts_to_ns(&now, &v);
+        return v;
+}
+
+/* A class back at rate 1 and running: R folds into the root's offset
+ * (its delta), so that R is the identity again and, once every class is,
+ * the page goes back to the offsets alone. */
+static void fold(struct tns_ns *ns, enum tns_clock_class c) {
+        int64_t shift = ns->rate[c].anchor_ns - ns->rate[c].anchor_host;
+
+        if (tns_ns_add(ns->delta[c], shift, &ns->delta[c]) < 0)
+                return; /* keep R: the clocks still read right */
+        ns->rate[c] = (struct tns_rate_map){.mult = TNS_RATE_ONE};
+        ns->run_mult[c] = TNS_RATE_ONE;
+}
+
+static bool identity(const struct tns_rate_map *m) {
+        return m->mult == TNS_RATE_ONE && m->anchor_host == m->anchor_ns;
+}
+
+/* Marks every page of the tree as being written (odd sequence): a reader
+ * of our vDSO that has not finished a read with the old map now waits for
+ * the new one, so that none finishes with the old map after the host
+ * time of the change is taken. publish() ends the writes. */
+static void hold_pages(struct tns_ns *ns) {
+        tns_page_write_begin(ns->page, &ns->seq);
+        for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
+                hold_pages(k);
+}
+
+/* How far back a faster rate is anchored: a reader that took its host
+ * reading before the change but applies the new map after it (preempted
+ * in between, which a loaded machine does for milliseconds) reads a value
+ * no lower than before for a delay up to this. The clock runs at the new
+ * rate that much early: it jumps ahead by (new - old) x 10 ms at the
+ * change. A slower rate needs no margin. */
+#define RATE_ANCHOR_MARGIN_NS INT64_C(10000000)
+
+int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze) {
+        bool rated = false;
+
+        if (ns->parent)
+                return -EOPNOTSUPP;
+        hold_pages(ns);
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                struct tns_rate_map *m = &ns->rate[c];
+                uint64_t run, now_mult;
+                int64_t host;
+
+                if (!(mask & (1U << c)))
+                        continue;
+                if (!ns->rated) {
+                        /* R starts as the identity, at rate 1. */
+                        *m = (struct tns_rate_map){.mult = TNS_RATE_ONE};
+                        ns->run_mult[c] = TNS_RATE_ONE;
+                }
+                run = mult ? mult : (ns->run_mult[c] ? ns->run_mult[c] : TNS_RATE_ONE);
+                now_mult = freeze > 0 ? 0 : freeze == 0 ? run : (m->mult == 0 ? 0 : run);
+                host = host_now(c);
+                if (now_mult > m->mult)
+                        host -= RATE_ANCHOR_MARGIN_NS;
+                tns_rate_map_reanchor(m, host, now_mult);
+                ns->run_mult[c] = run;
+        }
+        /* Classes left untouched by a first rate are at the identity too. */
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (!ns->rated && !(mask & (1U << c))) {
+                        ns->rate[c] = (struct tns_rate_map){.mult = TNS_RATE_ONE};
+                        ns->run_mult[c] = TNS_RATE_ONE;
+                }
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                if (ns->rate[c].mult == TNS_RATE_ONE && !identity(&ns->rate[c]))
+                        fold(ns, c);
+                if (!identity(&ns->rate[c]))
+                        rated = true;
+        }
+        ns->rated = rated;
         publish(ns);
         return 0;
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "offsets-page.h"
+#include "rate.h"
 
 /* The namespace's memfd, which every member maps at each exec:
  *
@@ -52,6 +53,14 @@ struct tns_ns {
          * members and never read back (but once, at adoption). */
         int64_t offset[TNS_CLASS_MAX];
         uint32_t seq;
+        /* Rates, kept by roots only (a child's clocks are its root's plus
+         * offsets, so they run at its rate): per class, the map R of host
+         * time to the root's rated time, to which the offsets add. Not
+         * rated, R is the identity and the page has offsets alone. */
+        bool rate_capable; /* made with a rate: members trap relative waits */
+        bool rated; /* some class's R is not the identity */
+        struct tns_rate_map rate[TNS_CLASS_MAX];
+        uint64_t run_mult[TNS_CLASS_MAX]; /* the rate a frozen class resumes with */
         int page_ro_fd; /* a read-only description of it, for members; lazily */
         size_t memfd_size;
         struct tns_offsets_page *page;
@@ -100,6 +109,36 @@ int tns_ns_set_offset(struct tns_ns *ns, enum tns_clock_class c, int64_t effecti
 /* The same for the classes in mask (bit 1 << class), published at once;
  * -ERANGE and nothing changed if any would not fit. */
 int tns_ns_set_offsets(struct tns_ns *ns, unsigned mask, const int64_t effective[TNS_CLASS_MAX]);
+
+/* The root whose rate a namespace runs at (itself for a root). */
+const struct tns_ns *tns_ns_root(const struct tns_ns *ns);
+/* Whether its clocks run at a rate other than 1 (or stand frozen). */
+bool tns_ns_rated(const struct tns_ns *ns);
+/* Whether it was made rate-capable (its members trap relative waits). */
+bool tns_ns_rate_capable(const struct tns_ns *ns);
+
+/* The rated base of class c for a host reading (host itself when not
+ * rated): the namespace's clock is this plus tns_ns_offset(). */
+int64_t tns_ns_base(const struct tns_ns *ns, enum tns_clock_class c, int64_t host);
+/* The namespace's whole map for class c: what the page publishes. */
+void tns_ns_rate_map(const struct tns_ns *ns, enum tns_clock_class c, struct tns_rate_map *ret);
+/* The namespace's clock of class c for the host's reading of it;
+ * -EOVERFLOW out of range. */
+int tns_ns_now(const struct tns_ns *ns, enum tns_clock_class c, const struct timespec *host, struct timespec *ret);
+/* The rate a class runs at now (0: frozen) and the one it resumes with. */
+uint64_t tns_ns_mult(const struct tns_ns *ns, enum tns_clock_class c);
+uint64_t tns_ns_run_mult(const struct tns_ns *ns, enum tns_clock_class c);
+
+/* Changes the rate of the classes in mask (bit 1 << class; MONOTONIC and
+ * BOOTTIME go together) of a root namespace, republishing its pages and
+ * its descendants': mult > 0 sets a running rate (a frozen class stays
+ * frozen, and resumes with it); freeze > 0 freezes at the current
+ * reading, freeze == 0 unfreezes, freeze < 0 leaves it. Every clock reads
+ * the same just before and after (re-anchored now), so MONOTONIC never
+ * goes back. mult 0 keeps the rate. -EOPNOTSUPP for a child namespace. */
+int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze);
+/* Marks a root namespace rate-capable (a creation flag). */
+void tns_ns_set_rate_capable(struct tns_ns *ns, bool capable);
 
 /* A read-only fd of the namespace's memfd (members map it through that,
  * so they can never write it), opened once. */

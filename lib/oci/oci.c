@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "clocks.h"
+#include "faketime.h"
 #include "oci.h"
 #include "time-util.h"
 
@@ -147,9 +148,23 @@ int tns_oci_request_set(struct tns_oci_request *req, const char *key, size_t key
                 snprintf(req->name, sizeof(req->name), "%s", value);
                 return 0;
         }
+        if (key_len == 8 && strncmp(key, "faketime", 8) == 0) {
+                struct tns_faketime f;
+                const char *why = NULL;
+
+                r = tns_faketime_parse(value, &f, &why);
+                if (r < 0)
+                        return fail(err, -EINVAL, "%s: '%s' is not a FAKETIME specification timens takes: %s", where,
+                                    value, why);
+                req->clocks[TNS_CLASS_REALTIME] = (struct tns_clock_arg){.set = true, .spec = f.realtime};
+                req->rated = true;
+                req->rate_mult = f.rate_mult;
+                req->freeze = f.freeze;
+                return 0;
+        }
         if (c < 0)
-                return fail(err, -EINVAL, "%s: unknown key '%.*s' (realtime, monotonic, boottime, name)", where,
-                            (int) key_len, key);
+                return fail(err, -EINVAL, "%s: unknown key '%.*s' (realtime, monotonic, boottime, name, faketime)",
+                            where, (int) key_len, key);
         r = tns_offset_parse(value, c == TNS_CLASS_REALTIME, &spec);
         if (r == -ERANGE)
                 return fail(err, -EINVAL, "%s: '%s' is out of range", where, value);

@@ -53,6 +53,11 @@ void tns_oci_state_done(struct tns_oci_state *s);
 struct tns_oci_request {
         struct tns_clock_arg clocks[TNS_CLASS_MAX];
         char name[TNS_NS_NAME_MAX + 1]; /* "" if not given */
+        /* org.timens.faketime (lib/core/faketime.h): a rate-capable
+         * namespace, its rate (0: 1) and whether it stands frozen. */
+        bool rated;
+        uint64_t rate_mult;
+        bool freeze;
 };
 
 /* One setting of any source: key (key_len bytes, not terminated) is
@@ -75,7 +80,8 @@ int tns_oci_offset_text(enum tns_clock_class c, const char *text, char *buf, siz
 int tns_oci_metadata_parse(const char *text, struct tns_oci_request *ret, char *err);
 
 /* The org.timens.* annotations of a state: realtime, monotonic, boottime,
- * name; any other org.timens.* key is an error (a typo must not go
+ * name, faketime (libfaketime's FAKETIME: sets realtime, the rate and the
+ * freeze; not with realtime); any other org.timens.* key is an error (a typo must not go
  * unnoticed). Overrides what ret holds already. -EINVAL with err. */
 int tns_oci_annotations_parse(json_object *annotations, struct tns_oci_request *ret, char *err);
 

@@ -144,8 +144,13 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
                 .created_realtime_ns = rec ? rec->created_realtime_ns : 0,
         };
 
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 info.offset[c] = tns_ns_offset(ns, c);
+                tns_ns_rate_map(ns, c, &info.map[c]);
+        }
+        info.rate_mult = tns_ns_mult(ns, TNS_CLASS_REALTIME);
+        info.run_mult = tns_ns_run_mult(ns, TNS_CLASS_REALTIME);
+        info.rate_capable = tns_ns_rate_capable(ns);
         for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
                 info.children++;
         tns_supervisor_ns_counts(r->s, ns, &info.listeners, &info.pinned, &info.live);
@@ -288,6 +293,35 @@ int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned
         return 0;
 }
 
+int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze) {
+        unsigned listeners, pinned;
+        bool live;
+        int k;
+
+        if (ns->parent)
+                return -EOPNOTSUPP;
+        tns_supervisor_ns_counts(r->s, ns, &listeners, &pinned, &live);
+        if (live && !tns_ns_rate_capable(ns))
+                return -EPERM;
+        /* Members that join later get the filter of a rated namespace. */
+        if (!tns_ns_rate_capable(ns))
+                tns_ns_set_rate_capable(ns, true);
+        k = tns_ns_set_rate(ns, (1U << TNS_CLASS_MAX) - 1, mult, freeze);
+        if (k < 0)
+                return k;
+        if (ns->record) {
+                ns->record->sets++;
+                tns_supervisor_changed(r->s, NULL, -EBADF);
+        }
+        tns_supervisor_offsets_changed(r->s); /* absolute waits in flight */
+        return 0;
+}
+
+int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze) {
+        tns_ns_set_rate_capable(ns, true);
+        return tns_registry_set_rate(r, ns, mult, freeze);
+}
+
 /* The kernel names the inode of every listener alike (seccomp.c,
  * init_listener: anon_inode_getfile("seccomp notify", ...)). */
 static int check_listener_fd(int fd) {
@@ -344,6 +378,8 @@ int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, un
         room = listeners < TNS_MAX_LISTENERS_PER_NS ? TNS_MAX_LISTENERS_PER_NS - listeners : 0;
         in_use = tns_supervisor_get_stats(r->s)->listeners;
         total = in_use < TNS_MAX_LISTENERS ? TNS_MAX_LISTENERS - in_use : 0;
+        if (tns_ns_rate_capable(ns))
+                flags |= TNS_ATTACH_RATED;
         return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, owner, attach_listener,
                                      &(struct attach_ctx){r, ns}, ret);
 }
@@ -354,9 +390,16 @@ int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_cl
         if (ns->name)
                 snprintf(st.name, sizeof(st.name), "%s", ns->name);
         st.host_realtime_ns = clock_now_ns(CLOCK_REALTIME);
+        st.rate_capable = tns_ns_rate_capable(ns);
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                struct tns_rate_map m;
+
                 st.offset_ns[c] = tns_ns_offset(ns, c);
-                if (tns_ns_add(clock_now_ns(tns_class_clock(c)), st.offset_ns[c], &st.value_ns[c]) < 0)
+                st.rate_mult[c] = tns_ns_mult(ns, c);
+                st.run_mult[c] = tns_ns_run_mult(ns, c);
+                tns_ns_rate_map(ns, c, &m);
+                st.value_ns[c] = tns_rate_map_apply(&m, clock_now_ns(tns_class_clock(c)));
+                if (st.value_ns[c] == INT64_MAX || st.value_ns[c] == INT64_MIN)
                         return -ERANGE;
         }
         *ret = st;
@@ -375,7 +418,14 @@ static int import_offsets(const struct tns_clock_state *st, int64_t ret[TNS_CLAS
                 *ret_class = c;
                 if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
                         return -ERANGE;
-                if (c == TNS_CLASS_REALTIME)
+                if (c == TNS_CLASS_REALTIME && st->run_mult[c] && st->rate_mult[c] != TNS_RATE_ONE) {
+                        /* A rated REALTIME went on at its rate meanwhile
+                         * (a frozen one stood still). */
+                        struct tns_rate_map m = {st->rate_mult[c], st->host_realtime_ns, st->value_ns[c]};
+
+                        if (__builtin_sub_overflow(tns_rate_map_apply(&m, host), host, &ret[c]))
+                                return -ERANGE;
+                } else if (c == TNS_CLASS_REALTIME)
                         ret[c] = st->offset_ns[c];
                 else if (__builtin_sub_overflow(st->value_ns[c], host, &ret[c]))
                         return -ERANGE;
@@ -398,5 +448,13 @@ int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *st
                 *ret_class = bad;
                 return k;
         }
-        return tns_registry_create(r, name, offsets, TNS_ORIGIN_IMPORT, grant, ret);
+        k = tns_registry_create(r, name, offsets, TNS_ORIGIN_IMPORT, grant, ret);
+        if (k < 0 || !state->rate_capable)
+                return k;
+        /* The rates go on from the values just set (the anchors are now). */
+        tns_ns_set_rate_capable(*ret, true);
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (state->run_mult[c] && (state->rate_mult[c] != TNS_RATE_ONE || state->run_mult[c] != TNS_RATE_ONE))
+                        (void) tns_ns_set_rate(*ret, 1U << c, state->run_mult[c], state->rate_mult[c] == 0);
+        return 0;
 }

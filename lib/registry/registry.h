@@ -68,6 +68,12 @@ struct tns_ns_info {
         uint64_t calls, failures; /* calls served for its processes */
         uint64_t sets; /* changes through the registry */
         int64_t created_realtime_ns; /* 0 if unknown */
+        /* Rates: the clocks' maps (lib/core/rate.h), the rate now (0
+         * frozen) and when running, of the REALTIME class and of the
+         * MONOTONIC+BOOTTIME one alike as the API sets them. */
+        struct tns_rate_map map[TNS_CLASS_MAX];
+        uint64_t rate_mult, run_mult;
+        bool rate_capable;
 };
 
 void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_info *ret);
@@ -133,6 +139,16 @@ int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_cl
  * what they read at export, and whose REALTIME keeps its offset from the
  * host's; name overrides state->name if not NULL. -ERANGE (*ret_class)
  * if this host's clocks cannot give those values. */
+/* Changes the rate of every clock (mult 0: keep it) and freezes or
+ * unfreezes them (freeze > 0, == 0; < 0 leaves it): re-anchored now, so
+ * no clock jumps and MONOTONIC never goes back. -EOPNOTSUPP for a child
+ * namespace (it runs at its root's rate); -EPERM for a namespace with
+ * processes that was not made rate-capable (their filter does not trap
+ * relative waits: it must be made with a rate, e.g. 1). */
+int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze);
+/* Makes a new namespace rate-capable and gives it a rate as above. */
+int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze);
+
 int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *state, const char *name,
                         enum tns_grant grant, struct tns_ns **ret, enum tns_clock_class *ret_class);
 

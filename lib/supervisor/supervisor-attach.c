@@ -10,30 +10,35 @@
 #include "supervisor-internal.h"
 #include "util.h"
 
-static int attach_filter(struct tns_supervisor *s, const struct sock_fprog **ret) {
+static int attach_filter(struct tns_supervisor *s, bool rated, const struct sock_fprog **ret) {
+        struct tns_filter **slot = rated ? &s->attach_filter_rated : &s->attach_filter;
         _cleanup_free_ struct tns_filter *f = NULL;
         int r;
 
-        if (!s->attach_filter) {
+        if (!*slot) {
                 f = calloc(1, sizeof(*f));
                 if (!f)
                         return -ENOMEM;
                 /* The exec traps too: what the tree execs later gets our
                  * vDSO image, as under timensctl run. */
-                r = tns_filter_build(f);
+                r = tns_filter_build_flags(rated ? TNS_FILTER_RATED : 0, f);
                 if (r < 0)
                         return r;
-                s->attach_filter = TAKE_PTR(f);
+                *slot = TAKE_PTR(f);
         }
-        *ret = &s->attach_filter->prog;
+        *ret = &(*slot)->prog;
         return 0;
 }
 
 void supervisor_attach_done(struct tns_supervisor *s) {
-        if (s->attach_filter)
-                tns_filter_done(s->attach_filter);
-        free(s->attach_filter);
-        s->attach_filter = NULL;
+        struct tns_filter **slots[] = {&s->attach_filter, &s->attach_filter_rated};
+
+        for (size_t i = 0; i < ELEMENTSOF(slots); i++) {
+                if (*slots[i])
+                        tns_filter_done(*slots[i]);
+                free(*slots[i]);
+                *slots[i] = NULL;
+        }
 }
 
 /* The processes still to attach: a queue in which children are added
@@ -148,7 +153,7 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
                 return -EOPNOTSUPP;
         if (max_processes == 0)
                 return -ENOSPC;
-        r = attach_filter(s, &q.prog);
+        r = attach_filter(s, flags & TNS_ATTACH_RATED, &q.prog);
         if (r < 0)
                 return r;
         w = calloc(1, sizeof(*w));

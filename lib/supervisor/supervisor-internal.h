@@ -93,6 +93,7 @@ struct wait_trace {
         unsigned char data[32]; /* the deadline as the program passed it (namespace time) */
         size_t len;
         bool reconvert; /* interrupted by us: the offset changed during the wait */
+        bool relative; /* a duration of a rated namespace (tns_wait_classify_rated) */
         struct wait_trace *next;
 };
 
@@ -158,6 +159,7 @@ struct tns_supervisor {
         tns_supervisor_idle_fn idle_fn;
         void *idle_userdata;
         struct tns_filter *attach_filter; /* supervisor-attach.c, built at the first attach */
+        struct tns_filter *attach_filter_rated; /* the same for rate-capable namespaces */
         uint64_t next_serial; /* of listeners and /proc connections */
         tns_supervisor_change_fn change_fn;
         void *change_userdata;

@@ -89,13 +89,13 @@ struct procfs_conn {
 #define PROCFS_REQ_MAX 8192
 #define PROCFS_MAX_WRITE 4096
 
-/* The namespace's clocks now: host + effective offsets. */
+/* The namespace's clocks now: host (through its rate) + effective offsets. */
 static int ns_clock(struct tns_ns *ns, enum tns_clock_class c, struct timespec *ret) {
         struct timespec host;
 
         if (clock_gettime(tns_class_clock(c), &host) < 0)
                 return negative_errno();
-        return tns_ts_add_ns(&host, tns_ns_offset(ns, c), ret);
+        return tns_ns_now(ns, c, &host, ret);
 }
 
 /* ---------------------------------------------------------------- sysinfo */

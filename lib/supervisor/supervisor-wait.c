@@ -49,6 +49,7 @@
 
 #include "proc-util.h"
 #include "supervisor-internal.h"
+#include "time-util.h"
 #include "util.h"
 #include "wait-convert.h"
 
@@ -155,17 +156,40 @@ static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd
         return r < 0 ? negative_errno() : r;
 }
 
+/* What the kernel must wait for, from what the caller gave (`in`, or the
+ * argument in *reg), with the namespace's clock of class c now: its rate
+ * in a rated namespace (lib/core/wait-convert.h, tns_wait_convert_rated),
+ * else its offset. -EINVAL: the kernel's own error; -ENOENT: nothing to
+ * convert. */
+static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *spec, const void *in, void *out,
+                   uint64_t *reg) {
+        if (tns_ns_rated(ns)) {
+                struct tns_rate_map m, wm;
+                struct timespec now;
+                int64_t host = 0;
+
+                if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                        return -EINVAL;
+                tns_ns_rate_map(ns, c, &m);
+                tns_wait_map(&m, host, &wm);
+                return tns_wait_convert_rated(spec, &wm, in, out, reg);
+        }
+        if (spec->relative)
+                return -ENOENT;
+        return spec->kind == TNS_WAIT_TIMESPEC ? tns_wait_ts_to_host(in, tns_ns_offset(ns, c), out)
+                                               : tns_wait_its_to_host(in, tns_ns_offset(ns, c), out);
+}
+
 /* timerfd_settime(fd, flags, new, old) on the target's own timer, with
  * the converted value: the timer, its expirations and its old value are
  * the kernel's (do_timerfd_settime, fs/timerfd.c). Anything we cannot
  * convert goes to the kernel unchanged for its own errno. */
 static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
-                                 const struct itimerspec *in) {
+                                 const struct tns_wait_spec *spec, const struct itimerspec *in) {
         _cleanup_close_ int fd = -EBADF;
         struct itimerspec conv, old;
         int flags = (int) req->data.args[1], c;
         clockid_t clock;
-        int64_t off;
 
         if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
                 return TNS_REPLY_CONTINUE;
@@ -174,8 +198,7 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
                 return -ESRCH;
         if (fd < 0 || fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
                 return TNS_REPLY_CONTINUE; /* EBADF, EINVAL: the kernel's */
-        off = tns_ns_offset(ns, c);
-        if (off == 0 || tns_wait_its_to_host(in, off, &conv) < 0)
+        if ((!tns_ns_rated(ns) && tns_ns_offset(ns, c) == 0) || convert(ns, c, spec, in, &conv, NULL) < 0)
                 return TNS_REPLY_CONTINUE;
         if (timerfd_settime(fd, flags, &conv, &old) < 0)
                 return negative_errno();
@@ -330,6 +353,7 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         w->ns = tns_ns_ref(ns);
         w->clock_class = c;
         w->kind = spec->kind;
+        w->relative = spec->relative;
         memcpy(w->data, data, len);
         w->len = len;
         w->next = s->waits;
@@ -360,18 +384,21 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 struct itimerspec its;
         } in, out;
         struct tns_proc_status st = {};
-        uint64_t page = 0, ptr, args[6];
+        uint64_t page = 0, ptr, args[6], reg_value;
         size_t len;
-        int64_t off, r;
+        int64_t r;
         int c;
 
         for (unsigned i = 0; i < 6; i++)
                 args[i] = req->data.args[i];
-        if (tns_wait_classify(d->id, args, &spec) < 0)
+        /* Absolute waits; in a rated namespace, relative ones too. */
+        if (tns_wait_classify(d->id, args, &spec) < 0 &&
+            (!tns_ns_rated(ns) || tns_wait_classify_rated(d->id, args, &spec) < 0))
                 return TNS_REPLY_CONTINUE;
         ptr = req->data.args[spec.arg];
-        /* Step 3's call, pointing at our slot: let it run. */
-        if (w && w->phase == WAIT_RUNNING && w->page && ptr == w->page + w->slot * TNS_WAIT_SLOT_SIZE)
+        /* Step 3's call, pointing at our slot (or with the converted
+         * value in its register): let it run. */
+        if (w && w->phase == WAIT_RUNNING)
                 return TNS_REPLY_CONTINUE;
         if (!spec.via_fd) {
                 r = tns_proc_status(req->pid, &st);
@@ -384,26 +411,25 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         }
         /* A slot of ours the engine does not know (the supervisor was
          * restarted while the call was held): already converted. */
-        if (page && ptr >= page && ptr < page + TNS_WAIT_PAGE_SIZE)
+        if (tns_wait_size(spec.kind) && page && ptr >= page && ptr < page + TNS_WAIT_PAGE_SIZE)
                 return TNS_REPLY_CONTINUE;
         if (w)
                 return TNS_REPLY_CONTINUE; /* cannot happen: the thread is in our hands */
         c = wait_class(req, &spec);
-        if (c == -ENOENT || (c >= 0 && tns_ns_offset(ns, c) == 0))
+        if (c == -ENOENT || (c >= 0 && !tns_ns_rated(ns) && tns_ns_offset(ns, c) == 0))
                 return TNS_REPLY_CONTINUE; /* no such timer, a CPU clock, no offset: the kernel's */
-        len = spec.kind == TNS_WAIT_TIMESPEC ? sizeof(in.ts) : sizeof(in.its);
-        r = read_target(l, req, ptr, &in, len);
+        len = tns_wait_size(spec.kind);
+        r = len ? read_target(l, req, ptr, &in, len) : 0;
         if (r == -ESRCH)
                 return r;
         if (r < 0)
                 return TNS_REPLY_CONTINUE; /* the kernel's EFAULT */
         if (spec.via_fd)
-                return timerfd_on_behalf(l, req, ns, &in.its);
-        off = tns_ns_offset(ns, c);
-        r = spec.kind == TNS_WAIT_TIMESPEC ? tns_wait_ts_to_host(&in.ts, off, &out.ts)
-                                           : tns_wait_its_to_host(&in.its, off, &out.its);
+                return timerfd_on_behalf(l, req, ns, &spec, &in.its);
+        reg_value = ptr;
+        r = convert(ns, c, &spec, &in, &out, &reg_value);
         if (r < 0)
-                return TNS_REPLY_CONTINUE; /* the kernel's EINVAL */
+                return TNS_REPLY_CONTINUE; /* the kernel's EINVAL, or nothing to convert */
         r = hold(l, req, st.tgid, ns, c, &spec, &in, len, page);
         if (r == -ERESTARTNOINTR || r == -ESRCH)
                 return r;
@@ -451,22 +477,30 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
         return 0;
 }
 
-/* The deadline converted with the offset of now, into the slot. */
-static int write_slot(struct wait_trace *w) {
-        int64_t off = tns_ns_offset(w->ns, w->clock_class);
+/* The deadline converted with the clock of now, into the slot, and in
+ * *ret_arg what the argument becomes: the slot's address, or for the
+ * kinds that are the argument itself, the converted value. */
+static int write_slot(struct wait_trace *w, uint64_t *ret_arg) {
+        struct tns_wait_spec spec = {
+                .arg = w->arg, .kind = w->kind, .clock_class = w->clock_class, .relative = w->relative};
         union {
                 struct timespec ts;
                 struct itimerspec its;
         } in, out;
+        uint64_t v = w->args[w->arg];
         char path[64];
         _cleanup_close_ int fd = -EBADF;
         int r;
 
         memcpy(&in, w->data, w->len);
-        r = w->kind == TNS_WAIT_TIMESPEC ? tns_wait_ts_to_host(&in.ts, off, &out.ts)
-                                         : tns_wait_its_to_host(&in.its, off, &out.its);
+        r = convert(w->ns, w->clock_class, &spec, &in, &out, &v);
         if (r < 0)
                 return r;
+        if (!tns_wait_size(w->kind)) {
+                *ret_arg = v;
+                return 0;
+        }
+        *ret_arg = w->page + w->slot * TNS_WAIT_SLOT_SIZE;
 
         snprintf(path, sizeof(path), "/proc/%d/mem", w->tid);
         fd = open(path, O_RDWR | O_CLOEXEC);
@@ -512,9 +546,11 @@ static void on_interrupt_stop(struct wait_trace *w) {
 static void on_entry_stop(struct wait_trace *w) {
         struct user_regs_struct regs;
 
-        if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0 || !same_call(w, &regs) || write_slot(w) < 0)
+        uint64_t arg = 0;
+
+        if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0 || !same_call(w, &regs) || write_slot(w, &arg) < 0)
                 return release(w, NULL, 0);
-        *reg(&regs, w->arg) = w->page + w->slot * TNS_WAIT_SLOT_SIZE;
+        *reg(&regs, w->arg) = arg;
         if (ptrace(PTRACE_SETREGS, w->tid, 0, &regs) < 0 || ptrace(PTRACE_SYSCALL, w->tid, 0, 0) < 0)
                 return release(w, NULL, 0);
         w->phase = WAIT_RUNNING;
@@ -595,8 +631,11 @@ void supervisor_wait_offsets_changed(struct tns_supervisor *s) {
         /* Before the entry stop a wait has no deadline yet: it takes the
          * offset of then. A running one is interrupted (its sleep ends
          * with a restart code, it stops at its exit). */
+        /* A relative wait keeps what it was given: its remaining time is
+         * the kernel's, in host time, from the rate it started at. */
         for (struct wait_trace *w = s->waits; w; w = w->next)
-                if (w->phase == WAIT_RUNNING && !w->reconvert && ptrace(PTRACE_INTERRUPT, w->tid, 0, 0) == 0)
+                if (w->phase == WAIT_RUNNING && !w->relative && !w->reconvert &&
+                    ptrace(PTRACE_INTERRUPT, w->tid, 0, 0) == 0)
                         w->reconvert = true;
 }
 

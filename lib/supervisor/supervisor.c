@@ -400,8 +400,12 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
                 l->s->stats.vdso_fallbacks++;
                 return TNS_REPLY_CONTINUE;
         }
-        for (int k = 0; k < TNS_CLASS_MAX; k++)
+        st.rated = tns_ns_rated(ns);
+        for (int k = 0; k < TNS_CLASS_MAX; k++) {
                 st.offset[k] = tns_ns_offset(ns, k);
+                if (st.rated)
+                        st.base[k] = tns_ns_root(ns)->rate[k];
+        }
         st.tz_set = tns_ns_tz(ns, &st.tz);
         for (int k = 0; k < 6; k++)
                 args[k] = req->data.args[k];

@@ -65,6 +65,9 @@ int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int
 /* The process was stopped at its exec by a SIGSTOP meant for us (timensd's
  * BPF program): swallowed, and the process continued once attached. */
 #define TNS_ATTACH_AT_EXEC 0x2U
+/* Into a rate-capable namespace: the filter that traps relative waits too
+ * (TNS_FILTER_RATED). */
+#define TNS_ATTACH_RATED 0x4U
 #define TNS_ATTACH_MAX_PROCESSES 1024
 #define TNS_ATTACH_DEADLINE_MS 2000
 

@@ -297,6 +297,32 @@ malformed_test() {
         malformed_test crun
 }
 
+@test "runc, hook mode: org.timens.faketime freezes the container's clocks at a date, and runs them at a rate" {
+        requires_runtime runc
+        local b v
+        b=$(bundle fake --hook-path "$HOOK")
+        oci_config_set "$b" "c['annotations']['org.timens.faketime'] = '2030-01-01 00:00:00'
+c['process']['args'] = ['/bin/sh', '-c', 'clockprobe --ns realtime; sleep 0.3; clockprobe --vdso --ns realtime']"
+        TZ=UTC oci_run runc "$b" fake
+        [ "$status" -eq 0 ] || fail "runc: $stderr"
+        mapfile -t v <<<"$output"
+        [ "${v[0]}" = "${v[1]}" ] || fail "not frozen: ${v[*]}"
+        assert_near "frozen at" "${v[0]}" $((1893456000 * NSEC_PER_SEC)) $((NSEC_PER_SEC / 10))
+        b=$(bundle fast --hook-path "$HOOK")
+        oci_config_set "$b" "c['annotations']['org.timens.faketime'] = '+0 x4'
+c['process']['args'] = ['/bin/sh', '-c', 'clockprobe --vdso --ns monotonic; sleep 8; clockprobe --ns monotonic']"
+        local t0 t1
+        t0=$(date +%s%N)
+        oci_run runc "$b" fast
+        t1=$(date +%s%N)
+        [ "$status" -eq 0 ] || fail "runc: $stderr"
+        mapfile -t v <<<"$output"
+        # sleep 8 at x4 is 2 s of host time, and 8 s of the container's.
+        ((v[1] - v[0] >= 8 * NSEC_PER_SEC && v[1] - v[0] < 12 * NSEC_PER_SEC)) ||
+                fail "monotonic advanced $(fmt_ns $((v[1] - v[0]))) s over sleep 8 at x4"
+        ((t1 - t0 < 6 * NSEC_PER_SEC)) || fail "sleep 8 at x4 took $(fmt_ns $((t1 - t0))) s of host time"
+}
+
 @test "agent mode: a malformed listenerMetadata keeps the program from running; timensd says why" {
         requires_runtime runc
         local b

@@ -276,19 +276,26 @@ int main(int argc, char *argv[]) {
                o.batches, (long long) (o.batch_ns / NSEC_PER_MSEC));
         /* Offsets of whole seconds ("+1d") first, then with a sub-second
          * part (absolute dates, imported clocks): the image's two paths. */
-        for (int round = 0; round < 2; round++) {
+        /* Then at rate 2 (issue 18): the image's rated path. */
+        for (int round = 0; round < 3; round++) {
+                static const char *const variants[] = {"", "_subsec", "_rated"};
+
                 if (round == 1)
                         for (int c = 0; c < TNS_CLASS_MAX; c++)
                                 if (tns_ns_set_offset(s.ns, c, tns_ns_offset(s.ns, c) + 123456789) < 0)
                                         return EXIT_FAILURE;
-                printf("# offsets %s\n", round == 0 ? "of whole seconds" : "with a sub-second part");
+                if (round == 2 && tns_ns_set_rate(s.ns, (1U << TNS_CLASS_MAX) - 1, 2 * TNS_RATE_ONE, -1) < 0)
+                        return EXIT_FAILURE;
+                printf("# offsets %s\n", round == 0   ? "of whole seconds"
+                                         : round == 1 ? "with a sub-second part"
+                                                      : "with a sub-second part, clocks at rate 2");
                 printf("# %-36s %8s %8s %8s %8s   %6s\n", "call", "host", "(min)", "timens", "(min)", "ratio");
                 for (size_t i = 0; i < ELEMENTSOF(benches); i++) {
                         if (!s.host[benches[i].fn]) {
                                 printf("# %s: the kernel's vDSO lacks it, skipped\n", benches[i].label);
                                 continue;
                         }
-                        run_bench(&benches[i], round == 0 ? "" : "_subsec", &s, &o);
+                        run_bench(&benches[i], variants[round], &s, &o);
                 }
         }
         return EXIT_SUCCESS;

@@ -238,6 +238,9 @@ echo "  - Total time: $((SECONDS - start)) s."
 # Absolute waits: wake-up latency, and relative waits not intercepted.
 "$(dirname "$0")/waits.sh" "$builddir"
 
+# Clock rates: the rated vDSO read, rate 1 unchanged, a trapped relative wait.
+"$(dirname "$0")/rate.sh" "$builddir"
+
 # /proc/uptime through our FUSE mount, and a /proc file it does not cover.
 "$(dirname "$0")/procfs.sh" "$builddir"
 "$(dirname "$0")/restart.sh" "$builddir"

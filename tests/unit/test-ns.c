@@ -207,3 +207,45 @@ TEST(page_store_hands_out_unwritable_descriptions) {
         tns_page_store_done(&again);
         tns_page_store_done(&ps);
 }
+
+/* Rates (issue 18): published in rates[], continuous at each change,
+ * folded back to plain offsets at rate 1. */
+TEST(rate_set_and_fold) {
+        int64_t off[TNS_CLASS_MAX] = {10 * NS, 20 * NS, 30 * NS};
+        struct tns_rate_map m;
+        struct timespec now, v1, v2;
+        struct tns_ns *ns, *child;
+
+        ASSERT_EQ(tns_ns_new(9, "r", NULL, off, NULL, NULL, &ns), 0);
+        EXPECT_FALSE(ns->page->flags & TNS_PAGE_F_RATED);
+        ASSERT_EQ(clock_gettime(CLOCK_MONOTONIC, &now), 0);
+        ASSERT_EQ(tns_ns_now(ns, TNS_CLASS_MONOTONIC, &now, &v1), 0);
+        ASSERT_EQ(tns_ns_set_rate(ns, 7, 2 * TNS_RATE_ONE, -1), 0);
+        EXPECT_TRUE(tns_ns_rated(ns));
+        EXPECT_TRUE(ns->page->flags & TNS_PAGE_F_RATED);
+        EXPECT_EQ(ns->page->rates[TNS_CLASS_MONOTONIC].mult, 2 * TNS_RATE_ONE);
+        /* The page's map is the namespace's: R plus the offset. */
+        tns_ns_rate_map(ns, TNS_CLASS_MONOTONIC, &m);
+        EXPECT_EQ(ns->page->rates[TNS_CLASS_MONOTONIC].anchor_ns, m.anchor_ns);
+        ASSERT_EQ(tns_ns_now(ns, TNS_CLASS_MONOTONIC, &now, &v2), 0);
+        /* Re-anchored: no jump back (a faster rate is anchored 10 ms
+         * back, so it may read up to ~10 ms ahead). */
+        EXPECT_GE(v2.tv_sec * NS + v2.tv_nsec, v1.tv_sec * NS + v1.tv_nsec - 2000000);
+        EXPECT_LE(v2.tv_sec * NS + v2.tv_nsec, v1.tv_sec * NS + v1.tv_nsec + 50000000);
+        /* A child runs at its root's rate; setting it there is refused. */
+        ASSERT_EQ(tns_ns_new(10, NULL, ns, NULL, NULL, NULL, &child), 0);
+        EXPECT_TRUE(child->page->flags & TNS_PAGE_F_RATED);
+        EXPECT_EQ(child->page->rates[TNS_CLASS_REALTIME].mult, 2 * TNS_RATE_ONE);
+        EXPECT_EQ(tns_ns_set_rate(child, 7, TNS_RATE_ONE, -1), -EOPNOTSUPP);
+        /* Frozen, then back to 1: folded into offsets, the page plain. */
+        ASSERT_EQ(tns_ns_set_rate(ns, 7, 0, 1), 0);
+        EXPECT_EQ(ns->page->rates[TNS_CLASS_REALTIME].mult, 0);
+        EXPECT_EQ(ns->page->rates[TNS_CLASS_REALTIME].run_mult, 2 * TNS_RATE_ONE);
+        EXPECT_EQ(tns_ns_mult(ns, TNS_CLASS_REALTIME), 0);
+        ASSERT_EQ(tns_ns_set_rate(ns, 7, TNS_RATE_ONE, 0), 0);
+        EXPECT_FALSE(tns_ns_rated(ns));
+        EXPECT_FALSE(ns->page->flags & TNS_PAGE_F_RATED);
+        EXPECT_FALSE(child->page->flags & TNS_PAGE_F_RATED);
+        EXPECT_TRUE(tns_ns_unref(child));
+        EXPECT_TRUE(tns_ns_unref(ns));
+}

@@ -106,6 +106,30 @@ TEST(annotations) {
         json_object_put(typo);
 }
 
+TEST(annotation_faketime) {
+        json_object *a = json_tokener_parse("{\"org.timens.faketime\":\"-3h x2\"}");
+        json_object *frozen = json_tokener_parse("{\"org.timens.faketime\":\"2030-01-01 00:00:00\"}");
+        json_object *bad = json_tokener_parse("{\"org.timens.faketime\":\"+1d i2.0\"}");
+        struct tns_oci_request req = {};
+        char err[TNS_OCI_ERR_MAX];
+
+        ASSERT_EQ(tns_oci_annotations_parse(a, &req, err), 0);
+        EXPECT_TRUE(req.rated);
+        EXPECT_EQ(req.rate_mult, 2 * TNS_RATE_ONE);
+        EXPECT_FALSE(req.freeze);
+        EXPECT_EQ(req.clocks[TNS_CLASS_REALTIME].spec.ns, -3 * 3600 * 1000000000LL);
+        req = (struct tns_oci_request){};
+        ASSERT_EQ(tns_oci_annotations_parse(frozen, &req, err), 0);
+        EXPECT_TRUE(req.freeze);
+        EXPECT_EQ(req.clocks[TNS_CLASS_REALTIME].spec.kind, TNS_OFFSET_ABSOLUTE);
+        EXPECT_EQ(tns_oci_annotations_parse(bad, &req, err), -EINVAL);
+        EXPECT_NE(strstr(err, "increments"), NULL);
+        EXPECT_NE(strstr(err, "org.timens.faketime"), NULL);
+        json_object_put(a);
+        json_object_put(frozen);
+        json_object_put(bad);
+}
+
 TEST(time_offsets) {
         json_object *c = json_tokener_parse(
                 "{\"linux\":{\"timeOffsets\":{\"monotonic\":{\"secs\":5,\"nanosecs\":7},\"boottime\":{\"secs\":-3}}}}");

@@ -57,3 +57,25 @@ TEST(filter_builds) {
         tns_filter_done(&f);
         EXPECT_TRUE(f.prog.filter == NULL);
 }
+
+/* A rate-capable namespace's filter traps more; a plain one nothing of it. */
+static int count_rated(const struct tns_filter_rule *rule, void *userdata) {
+        if (rule->d->rated || (rule->d->id == TNS_SYS_FUTEX && rule->n_conds == 2 && rule->conds[0].datum == 0))
+                ++*(unsigned *) userdata;
+        return 0;
+}
+
+TEST(rated_filter_only_when_asked) {
+        struct tns_filter plain = {}, rated = {};
+        unsigned n_plain = 0, n_rated = 0;
+
+        ASSERT_EQ(tns_filter_build(&plain), 0);
+        ASSERT_EQ(tns_filter_build_flags(TNS_FILTER_RATED, &rated), 0);
+        EXPECT_GT(rated.prog.len, plain.prog.len);
+        ASSERT_EQ(tns_filter_rules_foreach(0, count_rated, &n_plain), 0);
+        ASSERT_EQ(tns_filter_rules_foreach(TNS_FILTER_RATED, count_rated, &n_rated), 0);
+        EXPECT_EQ(n_plain, 0);
+        EXPECT_GT(n_rated, 13);
+        tns_filter_done(&plain);
+        tns_filter_done(&rated);
+}

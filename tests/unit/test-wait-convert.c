@@ -187,3 +187,101 @@ TEST(timerfd_fdinfo) {
         EXPECT_EQ(c, CLOCK_BOOTTIME);
         EXPECT_EQ(tns_parse_timerfd_fdinfo("pos:\t0\nflags:\t02\n", &c), -ENOENT);
 }
+
+/* Rated namespaces (issue 18): relative waits, and what they become. */
+static int classify_rated(enum tns_sys sys, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
+                          struct tns_wait_spec *ret) {
+        const uint64_t args[6] = {a0, a1, a2, a3, a4, 0};
+
+        return tns_wait_classify_rated(sys, args, ret);
+}
+
+TEST(rated_classify) {
+        struct tns_wait_spec s;
+
+        ASSERT_EQ(classify_rated(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_MONOTONIC, 0, 0x1000, 0, 0, &s), 0);
+        EXPECT_TRUE(s.relative);
+        EXPECT_EQ(s.arg, 2U);
+        EXPECT_EQ(classify_rated(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_MONOTONIC, TIMER_ABSTIME, 0x1000, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify_rated(TNS_SYS_CLOCK_NANOSLEEP, CLOCK_PROCESS_CPUTIME_ID, 0, 0x1000, 0, 0, &s), -ENOENT);
+        ASSERT_EQ(classify_rated(TNS_SYS_NANOSLEEP, 0x1000, 0, 0, 0, 0, &s), 0);
+        EXPECT_EQ(s.arg, 0U);
+        EXPECT_EQ(s.kind, TNS_WAIT_TIMESPEC);
+        /* poll: a positive timeout only; -1 (infinite) and 0 stay the kernel's. */
+        ASSERT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, 500, 0, 0, &s), 0);
+        EXPECT_EQ(s.kind, TNS_WAIT_INT_MS);
+        EXPECT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, 0, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, UINT32_MAX, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, UINT64_MAX, 0, 0, &s), -ENOENT);
+        ASSERT_EQ(classify_rated(TNS_SYS_SELECT, 1, 0, 0, 0, 0x2000, &s), 0);
+        EXPECT_EQ(s.kind, TNS_WAIT_TIMEVAL);
+        EXPECT_EQ(classify_rated(TNS_SYS_SELECT, 1, 0, 0, 0, 0, &s), -ENOENT); /* no timeout */
+        ASSERT_EQ(classify_rated(TNS_SYS_FUTEX, 0x1000, FUTEX_WAIT_PRIVATE, 0, 0x2000, 0, &s), 0);
+        EXPECT_EQ(s.arg, 3U);
+        EXPECT_EQ(classify_rated(TNS_SYS_FUTEX, 0x1000, FUTEX_WAKE, 0, 0x2000, 0, &s), -ENOENT);
+        ASSERT_EQ(classify_rated(TNS_SYS_SETITIMER, 0, 0x1000, 0, 0, 0, &s), 0);
+        EXPECT_EQ(s.kind, TNS_WAIT_ITIMERVAL);
+        EXPECT_EQ(classify_rated(TNS_SYS_SETITIMER, 1 /* ITIMER_VIRTUAL */, 0x1000, 0, 0, 0, &s), -ENOENT);
+        ASSERT_EQ(classify_rated(TNS_SYS_ALARM, 3, 0, 0, 0, 0, &s), 0);
+        EXPECT_EQ(s.kind, TNS_WAIT_INT_SEC);
+        EXPECT_EQ(classify_rated(TNS_SYS_ALARM, 0, 0, 0, 0, 0, &s), -ENOENT);
+        ASSERT_EQ(classify_rated(TNS_SYS_TIMERFD_SETTIME, 3, 0, 0x1000, 0, 0, &s), 0);
+        EXPECT_TRUE(s.via_fd);
+        EXPECT_EQ(classify_rated(TNS_SYS_TIMERFD_SETTIME, 3, TIMER_ABSTIME, 0x1000, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify_rated(TNS_SYS_MQ_TIMEDSEND, 0, 0, 0, 0, 0x1000, &s), -ENOENT); /* absolute */
+}
+
+TEST(rated_convert) {
+        struct tns_rate_map x2 = {2 * TNS_RATE_ONE, 100 * NSEC, 1000 * NSEC}, m;
+        struct tns_wait_spec rel = {.kind = TNS_WAIT_TIMESPEC, .relative = true}, abs = {.kind = TNS_WAIT_TIMESPEC};
+        struct timespec in = TS(1, 0), out;
+        struct itimerspec its_in = {TS(2, 0), TS(4, 0)}, its_out;
+        uint64_t reg;
+
+        /* A second of the namespace is half a host second at x2. */
+        ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, &in, &out, NULL), 0);
+        EXPECT_EQ(out.tv_sec, 0);
+        EXPECT_EQ(out.tv_nsec, NSEC / 2);
+        /* Zero stays zero. */
+        in = TS(0, 0);
+        ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, &in, &out, NULL), 0);
+        EXPECT_EQ(out.tv_sec, 0);
+        EXPECT_EQ(out.tv_nsec, 0);
+        /* A deadline: namespace 1010 s is host 105 s. */
+        in = TS(1010, 0);
+        ASSERT_EQ(tns_wait_convert_rated(&abs, &x2, &in, &out, NULL), 0);
+        EXPECT_EQ(out.tv_sec, 105);
+        EXPECT_EQ(out.tv_nsec, 0);
+        /* Already past: 1 ns, never 0. */
+        in = TS(10, 0);
+        ASSERT_EQ(tns_wait_convert_rated(&abs, &x2, &in, &out, NULL), 0);
+        EXPECT_EQ(out.tv_sec, 0);
+        EXPECT_EQ(out.tv_nsec, 1);
+        /* The kernel's EINVAL stays the kernel's. */
+        in = TS(1, NSEC);
+        EXPECT_EQ(tns_wait_convert_rated(&rel, &x2, &in, &out, NULL), -EINVAL);
+        /* A timer: value and interval scaled. */
+        rel.kind = TNS_WAIT_ITIMERSPEC;
+        ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, &its_in, &its_out, NULL), 0);
+        EXPECT_EQ(its_out.it_interval.tv_sec, 1);
+        EXPECT_EQ(its_out.it_value.tv_sec, 2);
+        /* poll's milliseconds, rounded up; alarm's seconds. */
+        rel.kind = TNS_WAIT_INT_MS;
+        reg = 3;
+        ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, NULL, NULL, &reg), 0);
+        EXPECT_EQ(reg, 2);
+        rel.kind = TNS_WAIT_INT_SEC;
+        reg = 1;
+        ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, NULL, NULL, &reg), 0);
+        EXPECT_EQ(reg, 1); /* half a second is not an alarm: at least 1 */
+        reg = 10;
+        ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, NULL, NULL, &reg), 0);
+        EXPECT_EQ(reg, 5);
+        /* Frozen: host time, from the frozen reading. */
+        x2.mult = 0;
+        tns_wait_map(&x2, 500 * NSEC, &m);
+        EXPECT_EQ(m.mult, TNS_RATE_ONE);
+        in = TS(1003, 0);
+        ASSERT_EQ(tns_wait_convert_rated(&abs, &m, &in, &out, NULL), 0);
+        EXPECT_EQ(out.tv_sec, 503);
+}

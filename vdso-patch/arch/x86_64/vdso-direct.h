@@ -95,6 +95,14 @@ static DIRECT_INLINE bool direct_page_ok(void) {
         return likely(__atomic_load_n(&tns_offsets_page.version, __ATOMIC_RELAXED) == TNS_PAGE_VERSION);
 }
 
+/* A namespace whose clocks run at a rate (issue 18): the direct path adds
+ * offsets only, so it declines and the call-through (read_split(),
+ * rated_apply()) answers. Read after the page's sequence, and checked by
+ * its retry with the offsets: a rate set meanwhile is never missed. */
+static DIRECT_INLINE bool direct_rated(const struct tns_offsets_page *p) {
+        return __atomic_load_n(&p->flags, __ATOMIC_RELAXED) & TNS_PAGE_F_RATED;
+}
+
 /* sec.ns + off, ns possibly above 1e9 (the kernel's too: the base time's
  * nanoseconds plus those since the last update): subtracted, not divided,
  * as the kernel's __iter_div_u64_rem does. */
@@ -161,6 +169,8 @@ static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, st
             unlikely(!direct_counter(mode, &cycles)))
                 return false;
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+        if (unlikely(direct_rated(p)))
+                return false; /* the call-through applies the rate (vdso.c, rated_apply) */
         if (unlikely(!direct_page_ok()) ||
             unlikely(!direct_calc_ns(vc, cycles, __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED), &ns)))
                 return false;
@@ -201,6 +211,8 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
                     !direct_counter(mode, &cycles))
                         return false;
                 oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+                if (unlikely(direct_rated(p)))
+                        return false; /* the call-through applies the rate (vdso.c, rated_apply) */
                 if (unlikely(oseq & 1))
                         goto again;
                 if (!direct_calc_ns(vc, cycles, __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED), &ns))
@@ -241,6 +253,8 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
                         goto again;
                 }
                 oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+                if (unlikely(direct_rated(p)))
+                        return false; /* the call-through applies the rate (vdso.c, rated_apply) */
                 if (unlikely(oseq & 1))
                         goto again;
                 sec = __atomic_load_n(&bt->sec, __ATOMIC_RELAXED);
@@ -274,6 +288,8 @@ static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, 
                 return false;
         seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+        if (unlikely(direct_rated(p)))
+                return false; /* the call-through applies the rate (vdso.c, rated_apply) */
         sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
         ns = __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED);
         off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
@@ -308,6 +324,8 @@ static __attribute__((noinline)) bool direct_time_slow(long *ret) {
                 return false;
         for (;;) {
                 uint32_t oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+                if (unlikely(direct_rated(p)))
+                        return false; /* the call-through applies the rate (vdso.c, rated_apply) */
 
                 if (likely(!(oseq & 1))) {
                         off.sec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_sec, __ATOMIC_RELAXED);
@@ -343,6 +361,8 @@ static DIRECT_INLINE bool direct_time(long *ret) {
         if (unlikely(!direct_page_ok()))
                 return false;
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+        if (unlikely(direct_rated(p)))
+                return false; /* the call-through applies the rate (vdso.c, rated_apply) */
         osec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_sec, __ATOMIC_RELAXED);
         onsec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_nsec, __ATOMIC_RELAXED);
         if (likely(onsec == 0)) {

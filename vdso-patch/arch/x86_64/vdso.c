@@ -174,30 +174,74 @@ struct split {
  * understands (a supervisor with a newer ABI; nothing mapped there by
  * mistake would fault before) or the writer looks stuck: the caller then
  * makes the syscall. */
-static inline bool read_split(enum tns_clock_class c, struct split *ret) {
+/* A rated page (TNS_PAGE_F_RATED): read_split() says so, having read the
+ * class's rate map under the same sequence instead of its offset, and the
+ * caller applies it with rated_apply(). One test of the flags on the
+ * sequence's cache line is all a namespace without a rate pays. */
+#define SPLIT_FAIL 0
+#define SPLIT_OK 1
+#define SPLIT_RATED 2
+
+struct rated {
+        uint64_t mult;
+        int64_t anchor_host, anchor_ns;
+};
+
+static inline int read_split(enum tns_clock_class c, struct split *ret, struct rated *ret_rated) {
         const struct tns_offsets_page *p = &tns_offsets_page;
         unsigned spins = 0;
         uint32_t seq;
-        long sec, nsec;
+        uint64_t flags, mult = 0;
+        int64_t ah = 0, an = 0;
+        long sec = 0, nsec = 0;
 
         if (unlikely(__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != TNS_PAGE_MAGIC ||
                      __atomic_load_n(&p->version, __ATOMIC_RELAXED) != TNS_PAGE_VERSION))
-                return false;
+                return SPLIT_FAIL;
         for (;;) {
                 seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
                 if (likely(!(seq & 1))) {
-                        sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
-                        nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                        flags = __atomic_load_n(&p->flags, __ATOMIC_RELAXED);
+                        if (unlikely(flags & TNS_PAGE_F_RATED)) {
+                                mult = __atomic_load_n(&p->rates[c].mult, __ATOMIC_RELAXED);
+                                ah = __atomic_load_n(&p->rates[c].anchor_host, __ATOMIC_RELAXED);
+                                an = __atomic_load_n(&p->rates[c].anchor_ns, __ATOMIC_RELAXED);
+                        } else {
+                                sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                                nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                        }
                         if (likely(!tns_page_read_retry(p, seq)))
                                 break;
                 } else
                         __builtin_ia32_pause();
                 if (unlikely(++spins >= SEQ_SPIN_MAX))
-                        return false;
+                        return SPLIT_FAIL;
+        }
+        if (unlikely(flags & TNS_PAGE_F_RATED)) {
+                *ret_rated = (struct rated){mult, ah, an};
+                return SPLIT_RATED;
         }
         ret->sec = sec;
         ret->nsec = nsec;
-        return true;
+        return SPLIT_OK;
+}
+
+/* The rated clock for the host reading in *ts, replacing it:
+ * anchor_ns + mult * (host - anchor_host) (tns_rate_apply: a multiply
+ * and a shift), split back by a division by a constant, which the
+ * compiler makes a multiply. */
+static inline void rated_apply(struct vdso_timespec *ts, const struct rated *r) {
+        int64_t host = (int64_t) ((uint64_t) ts->tv_sec * (uint64_t) NSEC_PER_SEC + (uint64_t) ts->tv_nsec);
+        int64_t v = tns_rate_apply(r->mult, r->anchor_host, r->anchor_ns, host);
+
+        if (likely(v >= 0)) {
+                ts->tv_sec = (long) ((uint64_t) v / (uint64_t) NSEC_PER_SEC);
+                ts->tv_nsec = (long) ((uint64_t) v - (uint64_t) ts->tv_sec * (uint64_t) NSEC_PER_SEC);
+        } else {
+                /* Before the epoch: floor, as tns_ns_to_ts(). */
+                ts->tv_sec = -(long) ((uint64_t) (-(v + 1)) / (uint64_t) NSEC_PER_SEC) - 1;
+                ts->tv_nsec = (long) (v - (int64_t) ts->tv_sec * NSEC_PER_SEC);
+        }
 }
 
 /* ts += off, for a normalised ts and any offset, negative ones included.
@@ -238,9 +282,15 @@ static inline bool shifted_gettime(uint64_t fn, int clock, enum tns_clock_class 
 
         r = ((clock_gettime_fn) fn)(clock, ts);
         if (likely(r == 0)) {
-                if (unlikely(!read_split(c, &off)))
+                struct rated rated;
+                int k = read_split(c, &off, &rated);
+
+                if (unlikely(k == SPLIT_FAIL))
                         return false;
-                timespec_add(ts, off);
+                if (unlikely(k == SPLIT_RATED))
+                        rated_apply(ts, &rated);
+                else
+                        timespec_add(ts, off);
         }
         *ret = r;
         return true;
@@ -306,15 +356,21 @@ static NOINLINE long callthrough_time(long *t) {
         long sec;
         int r;
 
-        if (unlikely(!cgt || !read_split(TNS_CLASS_REALTIME, &off)))
+        struct rated rated;
+        int k = cgt ? read_split(TNS_CLASS_REALTIME, &off, &rated) : SPLIT_FAIL;
+
+        if (unlikely(k == SPLIT_FAIL))
                 return syscall2(NR_time, (long) t, 0);
-        if (likely(off.nsec == 0 && kt))
+        if (likely(k == SPLIT_OK && off.nsec == 0 && kt))
                 sec = ((time_fn) kt)(NULL) + off.sec;
         else {
                 r = ((clock_gettime_fn) cgt)(CLOCK_REALTIME_COARSE, &ts);
                 if (unlikely(r != 0))
                         return syscall2(NR_time, (long) t, 0);
-                timespec_add(&ts, off);
+                if (unlikely(k == SPLIT_RATED))
+                        rated_apply(&ts, &rated);
+                else
+                        timespec_add(&ts, off);
                 sec = ts.tv_sec;
         }
         if (t)

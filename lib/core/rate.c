@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rate.h"
+
+/* Digits into *ret, at most 18 of them (no overflow of uint64); the
+ * number of digits read, 0 if none. */
+static int digits(const char **p, unsigned max, uint64_t *ret, unsigned *ret_n) {
+        uint64_t v = 0;
+        unsigned n = 0;
+
+        while (**p >= '0' && **p <= '9') {
+                if (n >= max)
+                        return -ERANGE;
+                v = v * 10 + (uint64_t) (**p - '0');
+                n++;
+                (*p)++;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static int mult_check(unsigned __int128 m, uint64_t *ret) {
+        if (m == 0)
+                return -EINVAL; /* "0", "0.0": zero is no rate (freeze is) */
+        if (m > TNS_RATE_MULT_MAX || m < TNS_RATE_MULT_MIN)
+                return -ERANGE;
+        *ret = (uint64_t) m;
+        return 0;
+}
+
+int tns_rate_parse(const char *s, uint64_t *ret_mult) {
+        uint64_t ip = 0, fp = 0, den, scale = 1;
+        unsigned ni = 0, nf = 0, nd;
+        const char *p = s;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        r = digits(&p, 18, &ip, &ni);
+        if (r < 0)
+                return r;
+        if (*p == '/') {
+                p++;
+                r = digits(&p, 18, &den, &nd);
+                if (r < 0)
+                        return r;
+                if (ni == 0 || nd == 0 || *p || den == 0)
+                        return -EINVAL;
+                /* Rounded to nearest. */
+                return mult_check((((unsigned __int128) ip << TNS_RATE_SHIFT) + den / 2) / den, ret_mult);
+        }
+        if (*p == '.') {
+                p++;
+                r = digits(&p, 18, &fp, &nf);
+                if (r < 0)
+                        return -EINVAL; /* more decimals than any rate needs */
+        }
+        if (*p || ni + nf == 0)
+                return -EINVAL;
+        if (ip > 1000000)
+                return -ERANGE;
+        for (unsigned i = 0; i < nf; i++)
+                scale *= 10;
+        return mult_check(((unsigned __int128) ip << TNS_RATE_SHIFT) +
+                                  ((((unsigned __int128) fp << TNS_RATE_SHIFT) + scale / 2) / scale),
+                          ret_mult);
+}
+
+int tns_rate_format(uint64_t mult, char *buf, unsigned size) {
+        int n;
+
+        if (mult == 0)
+                n = snprintf(buf, size, "frozen");
+        else
+                n = snprintf(buf, size, "%.6g", (double) mult / (double) TNS_RATE_ONE);
+        if (n < 0 || (unsigned) n >= size) {
+                if (size)
+                        buf[0] = 0;
+                return -ENOBUFS;
+        }
+        return 0;
+}
+
+static int64_t saturate(__int128 v) {
+        return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t) v;
+}
+
+/* ceil(a * 2^32 / mult) for mult > 0, any sign of a. */
+static __int128 scale_up(__int128 a, uint64_t mult) {
+        __int128 n = a * (__int128) TNS_RATE_ONE, q = n / (__int128) mult;
+
+        if (n % (__int128) mult > 0)
+                q++;
+        return q;
+}
+
+int64_t tns_rate_map_to_host(const struct tns_rate_map *m, int64_t value) {
+        if (m->mult == 0)
+                return value <= m->anchor_ns ? INT64_MIN : INT64_MAX; /* reached already, or never */
+        return saturate(scale_up((__int128) value - m->anchor_ns, m->mult) + m->anchor_host);
+}
+
+int64_t tns_rate_duration_to_host(uint64_t mult, int64_t ns) {
+        if (mult == 0 || mult == TNS_RATE_ONE)
+                return ns;
+        return saturate(scale_up(ns, mult));
+}
+
+void tns_rate_map_reanchor(struct tns_rate_map *m, int64_t host, uint64_t mult) {
+        m->anchor_ns = tns_rate_map_apply(m, host);
+        m->anchor_host = host;
+        m->mult = mult;
+}

@@ -1,0 +1,284 @@
+#!/usr/bin/env bats
+# Clock rates and freeze (issue 18): a namespace's clocks run at a rate
+# through the vDSO and the syscalls, in C (dynamic and static), Go and
+# Java programs; its waits end when its clock says; a frozen namespace
+# reads the same value; a live change of rate never moves MONOTONIC back;
+# libfaketime's FAKETIME forms; bad input is refused naming it.
+#
+# Rates are measured against the host's clock as the programs see it
+# without any filter (a file's mtime: tests/helpers/rateprobe.c), over a
+# few host seconds. Waits: generous bounds, the machine is loaded.
+
+# $DAEMON_DIR comes from daemon-helpers.bash (which bats' load brings in).
+# shellcheck disable=SC2154
+
+load helpers
+load daemon-helpers
+
+setup_file() {
+        requires_timensctl
+        requires_timensd
+        build_helpers rateprobe clockprobe
+        build_optional_helpers rateprobe-static
+        if command -v go >/dev/null; then
+                (cd "$ROOT/tests/helpers" && GOFLAGS=-mod=mod timeout 300 go build -o "$BATS_FILE_TMPDIR/gorate" gorate.go) ||
+                        true
+        fi
+}
+
+setup() {
+        requires_root
+        start_daemon
+}
+
+teardown() {
+        daemon_teardown
+}
+
+# assert_rate LABEL NS HOST RATE: NS advanced RATE times HOST within 1 %.
+assert_rate() {
+        local label=$1 ns=$2 host=$3 rate=$4
+        python3 - "$label" "$ns" "$host" "$rate" <<'PY' || return 1
+import sys
+label, ns, host, rate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), eval(sys.argv[4])
+got = ns / host
+if abs(got - rate) > rate * 0.01:
+    sys.exit(f"{label}: ran at {got:.4f}, want {rate} +- 1% ({ns} ns in {host} host ns)")
+PY
+}
+
+# field NAME LINE: the value of NAME=V in LINE.
+field() {
+        sed -nE "s/.*(^| )$1=(-?[0-9]+).*/\\2/p" <<<"$2"
+}
+
+# check_read_rate RATE PROGRAM...: PROGRAM prints "vdso_mono= sys_mono=
+# vdso_real= sys_real= host=" or "wall= mono= host=".
+check_read_rate() {
+        local rate=$1 k v
+        shift
+        run -0 --separate-stderr tns run --rate "$rate" -- "$@"
+        for k in vdso_mono sys_mono vdso_real sys_real wall mono; do
+                v=$(field "$k" "$output")
+                [ -n "$v" ] || continue
+                assert_rate "x$rate $k" "$v" "$(field host "$output")" "$rate"
+        done
+}
+
+@test "x2 and x0.5: MONOTONIC and REALTIME advance rate x host time within 1 %, vDSO and syscalls" {
+        check_read_rate 2 "$HELPERS/rateprobe" read 2
+        check_read_rate 0.5 "$HELPERS/rateprobe" read 2
+        check_read_rate 1/60 "$HELPERS/rateprobe" read 2
+}
+
+@test "x2 and x0.5 in a static program" {
+        requires_helper rateprobe-static
+        check_read_rate 2 "$HELPERS/rateprobe-static" read 2
+        check_read_rate 0.5 "$HELPERS/rateprobe-static" read 2
+}
+
+@test "x2 and x0.5 in a Go program (the runtime's own vDSO reads)" {
+        [ -x "$BATS_FILE_TMPDIR/gorate" ] || skip "go is not installed (Debian package golang-go)"
+        check_read_rate 2 "$BATS_FILE_TMPDIR/gorate" 2
+        check_read_rate 0.5 "$BATS_FILE_TMPDIR/gorate" 2
+}
+
+@test "x2 and x0.5 in a Java program" {
+        command -v java >/dev/null || skip "java is not installed (Debian package openjdk-17-jre-headless)"
+        cp "$ROOT/tests/helpers/Rate.java" "$BATS_TEST_TMPDIR/"
+        check_read_rate 2 java "$BATS_TEST_TMPDIR/Rate.java" 3
+        check_read_rate 0.5 java "$BATS_TEST_TMPDIR/Rate.java" 3
+}
+
+@test "sleep 1 at x2 ends after 0.5 s of host time, for every kind of wait" {
+        local k e
+        for k in nanosleep clock_nanosleep realtime_sleep abs_sleep poll ppoll select pselect epoll futex \
+                sigtimedwait timerfd timer itimer; do
+                run -0 --separate-stderr tns run --rate 2 -- "$HELPERS/rateprobe" wait "$k" 1000
+                e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+                ((e >= 450 && e <= 650)) || fail "$k: $e ms of host time for 1 s at x2 ($output)"
+        done
+        # x0.5: twice as long; coreutils sleep as well.
+        run -0 --separate-stderr tns run --rate 0.5 -- "$HELPERS/rateprobe" wait nanosleep 500
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e >= 900 && e <= 1300)) || fail "x0.5: $e ms for 0.5 s ($output)"
+        local t0 t1
+        t0=$(date +%s%N)
+        run -0 tns run --rate 4 -- sleep 2
+        t1=$(date +%s%N)
+        (((t1 - t0) / 1000000 < 1500)) || fail "sleep 2 at x4 took $(((t1 - t0) / 1000000)) ms"
+}
+
+@test "a zero timeout stays zero, an infinite poll is not trapped into a timeout" {
+        run -0 --separate-stderr tns run --rate 0.001 -- "$HELPERS/rateprobe" wait poll 0
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e < 200)) || fail "poll(0) took $e ms"
+        run -0 --separate-stderr tns run --rate 0.001 -- "$HELPERS/rateprobe" wait nanosleep 0
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e < 200)) || fail "nanosleep(0) took $e ms"
+}
+
+@test "frozen: every read returns the same value; --realtime DATE --freeze reads DATE; relative sleeps pass in host time" {
+        run -0 --separate-stderr tns run --realtime 2030-01-01T00:00:00Z --freeze -- sh -c \
+                "'$HELPERS/clockprobe' --ns realtime; '$HELPERS/clockprobe' --vdso --ns realtime; sleep 0.3;
+                 '$HELPERS/clockprobe' --vdso --ns realtime; '$HELPERS/clockprobe' --ns monotonic;
+                 sleep 0.2; '$HELPERS/clockprobe' --vdso --ns monotonic"
+        mapfile -t v <<<"$output"
+        [ "${v[0]}" = "${v[1]}" ] && [ "${v[1]}" = "${v[2]}" ] || fail "realtime moved while frozen: ${v[*]}"
+        [ "${v[3]}" = "${v[4]}" ] || fail "monotonic moved while frozen: ${v[*]}"
+        assert_near "frozen realtime" "${v[0]}" $((1893456000 * NSEC_PER_SEC)) $((NSEC_PER_SEC / 10))
+        # A relative sleep in a frozen namespace passes in host time.
+        run -0 --separate-stderr tns run --freeze -- "$HELPERS/rateprobe" wait nanosleep 300
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e >= 280 && e <= 800)) || fail "a 300 ms sleep took $e ms when frozen"
+}
+
+@test "a live change of rate, a freeze and an unfreeze never move MONOTONIC back" {
+        local out="$BATS_TEST_TMPDIR/loop" r
+        run -0 tns create live --rate 1
+        bg "$TIMENSCTL" run --join live -- sh -c "'$HELPERS/rateprobe' mono-loop 4000 >'$out'"
+        sleep 0.5
+        for r in 4 0.25 1000 1/7; do
+                run -0 tns set live --rate "$r"
+                sleep 0.3
+        done
+        run -0 tns set live --freeze
+        sleep 0.3
+        run -0 tns set live --unfreeze
+        run -0 tns set live --rate 1
+        wait_for_file "$out" 20
+        [ "$(cat "$out")" = "backwards=0" ] || fail "MONOTONIC went back: $(cat "$out")"
+        run -0 --separate-stderr tns show live --json
+        [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 1 ]
+}
+
+@test "set --rate: a plain namespace with processes is refused (create it with --rate 1), an empty one is made rate-capable" {
+        run -0 tns create plain
+        bg "$TIMENSCTL" run --join plain -- sleep 30
+        local i
+        for ((i = 0; i < 100; i++)); do
+                tns show plain --json | json_get 'j["namespace"]["live"]' | grep -q True && break
+                sleep 0.1
+        done
+        run -1 --separate-stderr tns set plain --rate 2
+        [[ $stderr == *"--rate 1"* ]] || fail "no hint: $stderr"
+        run -0 tns create empty
+        run -0 tns set empty --rate 3
+        run -0 --separate-stderr tns show empty --json
+        [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 3 ]
+        [ "$(json_get 'j["namespace"]["rate_capable"]' <<<"$output")" = True ]
+}
+
+@test "bad rates and FAKETIME specs are refused, naming the input" {
+        local bad
+        for bad in 0 -1 nan NaN 1e30 inf "" 2x 1/0; do
+                run -125 --separate-stderr tns run --rate "$bad" -- true
+                [[ $stderr == *"'$bad'"* ]] || fail "--rate '$bad': $stderr"
+        done
+        for bad in "i2.0" "+1d i2.0" "2030-01-01 12:00:00 x2" "+2d x0" "tomorrow" "86400"; do
+                run -125 --separate-stderr tns run --faketime "$bad" -- true
+                [[ $stderr == *"'$bad'"* ]] || fail "--faketime '$bad': $stderr"
+        done
+        run -1 --separate-stderr tns create x --rate 0
+        [[ $stderr == *"--freeze"* ]] || fail "no hint at --freeze: $stderr"
+        # The API names it too.
+        run -0 api '{"version":1,"id":1,"op":"create","params":{"name":"y","rate":"1e30"}}'
+        [[ $output == *"1e30"* && $output == *invalid-params* ]] || fail "$output"
+}
+
+@test "--faketime: start at a date and run, frozen at a date, an offset with a rate" {
+        local v
+        run -0 --separate-stderr env TZ=UTC "$TIMENSCTL" run --faketime '@2030-01-01 12:00:00 x2' -- \
+                "$HELPERS/rateprobe" read 1
+        assert_rate "faketime x2" "$(field vdso_real "$output")" "$(field host "$output")" 2
+        run -0 --separate-stderr env TZ=UTC "$TIMENSCTL" run --faketime '@2030-01-01 12:00:00' -- \
+                "$HELPERS/clockprobe" --sec realtime
+        v=$output
+        ((v >= 1893499200 && v <= 1893499205)) || fail "starts at 2030-01-01 12:00:00: $v"
+        run -0 --separate-stderr env TZ=UTC "$TIMENSCTL" run --faketime '2030-01-01 12:00:00' -- sh -c \
+                "'$HELPERS/clockprobe' --ns realtime; sleep 0.2; '$HELPERS/clockprobe' --vdso --ns realtime"
+        mapfile -t vs <<<"$output"
+        [ "${vs[0]}" = "${vs[1]}" ] || fail "not frozen: ${vs[*]}"
+        assert_near "frozen at" "${vs[0]}" $((1893499200 * NSEC_PER_SEC)) $((NSEC_PER_SEC / 10))
+        run -0 --separate-stderr "$TIMENSCTL" run --faketime '-3h x2' -- "$HELPERS/clockprobe" --sec realtime
+        v=$((output - $(date +%s) + 3 * 3600))
+        ((v >= -5 && v <= 5)) || fail "-3h: off by $v s"
+}
+
+@test "clock_settime inside a rated namespace sets the point and keeps the rate" {
+        requires_user_ns
+        local before after
+        before=$(date +%s)
+        run -0 --separate-stderr tns run --rate 2 -- unshare -U -r sh -c \
+                "date -s @2208988800 >/dev/null && '$HELPERS/clockprobe' --sec realtime && '$HELPERS/rateprobe' read 1"
+        after=$(date +%s)
+        ((after - before < 600 && after >= before)) || fail "the host's clock moved: $before -> $after"
+        mapfile -t v <<<"$output"
+        ((v[0] >= 2208988800 && v[0] <= 2208988805)) || fail "not set: ${v[0]}"
+        assert_rate "after settime" "$(field sys_real "${v[1]}")" "$(field host "${v[1]}")" 2
+        assert_rate "after settime, vDSO" "$(field vdso_real "${v[1]}")" "$(field host "${v[1]}")" 2
+}
+
+@test "list, show, export and import carry the rate" {
+        run -0 tns create r2 --rate 2
+        run -0 tns create fz --freeze
+        run -0 --separate-stderr tns list
+        [[ $output == *RATE* ]] || fail "$output"
+        grep -E '^ +[0-9]+ r2 .* 2 ' <<<"$output" || fail "$output"
+        grep -E '^ +[0-9]+ fz .* 1/frozen ' <<<"$output" || fail "$output"
+        run -0 --separate-stderr tns export r2
+        echo "$output" >"$BATS_TEST_TMPDIR/state.json"
+        run -0 tns import --name r2copy "$BATS_TEST_TMPDIR/state.json"
+        run -0 --separate-stderr tns show r2copy --json
+        [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 2 ]
+        [ "$(json_get 'j["namespace"]["rate_capable"]' <<<"$output")" = True ]
+        run -0 --separate-stderr tns export fz
+        echo "$output" >"$BATS_TEST_TMPDIR/fz.json"
+        run -0 tns import --name fzcopy "$BATS_TEST_TMPDIR/fz.json"
+        run -0 --separate-stderr tns show fzcopy --json
+        [ "$(json_get 'j["namespace"]["frozen"]' <<<"$output")" = True ]
+        # Its clocks continue from the exported values.
+        run -0 --separate-stderr tns show fz --json
+        a=$(json_get 'j["namespace"]["clocks"]["monotonic"]["now_ns"]' <<<"$output")
+        run -0 --separate-stderr tns show fzcopy --json
+        b=$(json_get 'j["namespace"]["clocks"]["monotonic"]["now_ns"]' <<<"$output")
+        assert_near "frozen monotonic imported" "$b" "$a" $((NSEC_PER_SEC / 10))
+}
+
+@test "a namespace without a rate traps nothing more: relative waits stay in the kernel" {
+        run -0 tns create plainwait
+        run -0 tns run --join plainwait -- "$HELPERS/rateprobe" wait nanosleep 100
+        run -0 tns run --join plainwait -- "$HELPERS/rateprobe" wait poll 100
+        run -0 --separate-stderr tns stats --json
+        [ "$(json_get 'j["syscalls"]["nanosleep"]["calls"]' <<<"$output")" = 0 ]
+        [ "$(json_get 'j["syscalls"]["poll"]["calls"]' <<<"$output")" = 0 ]
+}
+
+@test "a handover to a new timensd (SIGUSR2) keeps rates, freezes and rate-capability" {
+        local old i
+        run -0 tns create keep --rate 2
+        run -0 tns create cold --freeze
+        bg "$TIMENSCTL" run --join keep -- sleep 60
+        for ((i = 0; i < 100; i++)); do
+                tns show keep --json | json_get 'j["namespace"]["live"]' | grep -q True && break
+                sleep 0.1
+        done
+        run -0 --separate-stderr tns show cold --json
+        a=$(json_get 'j["namespace"]["clocks"]["realtime"]["now_ns"]' <<<"$output")
+        old=$DAEMON_PID
+        kill -USR2 "$old"
+        wait_for_exit "$old"
+        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
+        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        run -0 --separate-stderr tns show keep --json
+        [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 2 ]
+        [ "$(json_get 'j["namespace"]["rate_capable"]' <<<"$output")" = True ]
+        run -0 --separate-stderr tns show cold --json
+        [ "$(json_get 'j["namespace"]["frozen"]' <<<"$output")" = True ]
+        b=$(json_get 'j["namespace"]["clocks"]["realtime"]["now_ns"]' <<<"$output")
+        [ "$a" = "$b" ] || fail "frozen realtime moved across the handover: $a -> $b"
+        run -0 --separate-stderr tns run --join keep -- "$HELPERS/rateprobe" read 1
+        assert_rate "after the handover" "$(field vdso_mono "$output")" "$(field host "$output")" 2
+        # Still rate-capable with its process: the rate changes live.
+        run -0 tns set keep --rate 0.5
+}

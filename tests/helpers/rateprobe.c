@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rateprobe: waits and reads in a namespace whose clocks run at a rate.
+ *
+ *     rateprobe wait KIND MS   one wait of MS ms of the namespace's clock;
+ *                              prints "KIND elapsed=E ms" with E measured
+ *                              on the host's clock
+ *     rateprobe read SEC       reads MONOTONIC and REALTIME through the
+ *                              vDSO and the raw syscall, sleeps SEC host
+ *                              seconds (a busy loop on the host's clock:
+ *                              no wait a rate would change), reads again;
+ *                              prints "vdso_mono= sys_mono= vdso_real=
+ *                              sys_real= host=" in ns advanced
+ *     rateprobe mono-loop MS   reads MONOTONIC through the vDSO for MS host
+ *                              ms; prints "backwards=N" (reads below the
+ *                              one before)
+ *
+ * KIND: nanosleep, clock_nanosleep (relative, MONOTONIC), abs_sleep
+ * (TIMER_ABSTIME on MONOTONIC), realtime_sleep (relative, REALTIME),
+ * poll, ppoll, select, pselect, epoll, futex (FUTEX_WAIT), sigtimedwait,
+ * timerfd, timer (POSIX, SIGEV_SIGNAL), itimer (setitimer), alarm (the
+ * last two: MS rounded to what they take).
+ *
+ * The host's clock is the mtime the kernel stamps on a file we write
+ * (coarse realtime, which no filter sees) — as waitprobe does. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static int host_fd = -1;
+
+static int64_t host_ns(void) {
+        struct stat st;
+
+        if (pwrite(host_fd, "x", 1, 0) != 1 || fstat(host_fd, &st) < 0) {
+                perror("host clock");
+                exit(2);
+        }
+        return (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+static int64_t ns_of(const struct timespec *ts) {
+        return (int64_t) ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+static int64_t vdso_ns(clockid_t c) {
+        struct timespec ts;
+
+        clock_gettime(c, &ts);
+        return ns_of(&ts);
+}
+
+static int64_t sys_ns(clockid_t c) {
+        struct timespec ts;
+
+        syscall(SYS_clock_gettime, c, &ts);
+        return ns_of(&ts);
+}
+
+static void on_signal(int sig) {
+        (void) sig;
+}
+
+static int do_wait(const char *kind, long ms) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+        sigset_t set;
+        int r = 0;
+
+        if (strcmp(kind, "nanosleep") == 0)
+                r = nanosleep(&ts, NULL);
+        else if (strcmp(kind, "clock_nanosleep") == 0)
+                r = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+        else if (strcmp(kind, "realtime_sleep") == 0)
+                r = clock_nanosleep(CLOCK_REALTIME, 0, &ts, NULL);
+        else if (strcmp(kind, "abs_sleep") == 0) {
+                struct timespec now;
+
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                now.tv_sec += ts.tv_sec;
+                now.tv_nsec += ts.tv_nsec;
+                if (now.tv_nsec >= 1000000000)
+                        now.tv_sec++, now.tv_nsec -= 1000000000;
+                r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &now, NULL);
+        } else if (strcmp(kind, "poll") == 0)
+                r = poll(NULL, 0, (int) ms);
+        else if (strcmp(kind, "ppoll") == 0)
+                r = ppoll(NULL, 0, &ts, NULL);
+        else if (strcmp(kind, "select") == 0) {
+                struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+
+                r = select(0, NULL, NULL, NULL, &tv);
+        } else if (strcmp(kind, "pselect") == 0)
+                r = pselect(0, NULL, NULL, NULL, &ts, NULL);
+        else if (strcmp(kind, "epoll") == 0) {
+                struct epoll_event ev;
+                int ep = epoll_create1(EPOLL_CLOEXEC);
+
+                r = epoll_wait(ep, &ev, 1, (int) ms);
+        } else if (strcmp(kind, "futex") == 0) {
+                int word = 0;
+
+                r = (int) syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+                if (r < 0 && errno == ETIMEDOUT)
+                        r = 0;
+        } else if (strcmp(kind, "sigtimedwait") == 0) {
+                sigemptyset(&set);
+                sigaddset(&set, SIGUSR1);
+                sigprocmask(SIG_BLOCK, &set, NULL);
+                r = sigtimedwait(&set, NULL, &ts);
+                if (r < 0 && errno == EAGAIN)
+                        r = 0;
+        } else if (strcmp(kind, "timerfd") == 0) {
+                struct itimerspec its = {.it_value = ts};
+                uint64_t n;
+                int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+                r = timerfd_settime(fd, 0, &its, NULL);
+                if (r == 0)
+                        r = read(fd, &n, sizeof(n)) == sizeof(n) ? 0 : -1;
+        } else if (strcmp(kind, "timer") == 0 || strcmp(kind, "itimer") == 0 || strcmp(kind, "alarm") == 0) {
+                signal(SIGALRM, on_signal);
+                sigemptyset(&set);
+                sigaddset(&set, SIGALRM);
+                sigprocmask(SIG_BLOCK, &set, NULL);
+                if (kind[0] == 't') {
+                        struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGALRM};
+                        struct itimerspec its = {.it_value = ts};
+                        timer_t t;
+
+                        r = timer_create(CLOCK_MONOTONIC, &sev, &t);
+                        if (r == 0)
+                                r = timer_settime(t, 0, &its, NULL);
+                } else if (kind[0] == 'i') {
+                        struct itimerval itv = {.it_value = {ms / 1000, (ms % 1000) * 1000}};
+
+                        r = setitimer(ITIMER_REAL, &itv, NULL);
+                } else
+                        alarm((unsigned) (ms / 1000));
+                if (r == 0) {
+                        int sig;
+
+                        r = sigwait(&set, &sig);
+                }
+        } else {
+                fprintf(stderr, "unknown wait %s\n", kind);
+                exit(2);
+        }
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        char path[] = "/tmp/rateprobe.XXXXXX";
+
+        host_fd = mkstemp(path);
+        if (host_fd < 0)
+                return 2;
+        unlink(path);
+        if (argc == 4 && strcmp(argv[1], "wait") == 0) {
+                int64_t t0 = host_ns(), t1;
+                int r = do_wait(argv[2], atol(argv[3]));
+
+                t1 = host_ns();
+                printf("%s result=%d elapsed=%lld ms\n", argv[2], r, (long long) ((t1 - t0) / 1000000));
+                return r < 0;
+        }
+        if (argc == 3 && strcmp(argv[1], "read") == 0) {
+                int64_t vm = vdso_ns(CLOCK_MONOTONIC), sm = sys_ns(CLOCK_MONOTONIC);
+                int64_t vr = vdso_ns(CLOCK_REALTIME), sr = sys_ns(CLOCK_REALTIME), h = host_ns(), end;
+
+                end = h + (int64_t) (atof(argv[2]) * 1e9);
+                while (host_ns() < end)
+                        ;
+                printf("vdso_mono=%lld sys_mono=%lld vdso_real=%lld sys_real=%lld host=%lld\n",
+                       (long long) (vdso_ns(CLOCK_MONOTONIC) - vm), (long long) (sys_ns(CLOCK_MONOTONIC) - sm),
+                       (long long) (vdso_ns(CLOCK_REALTIME) - vr), (long long) (sys_ns(CLOCK_REALTIME) - sr),
+                       (long long) (host_ns() - h));
+                return 0;
+        }
+        if (argc == 3 && strcmp(argv[1], "mono-loop") == 0) {
+                int64_t end = host_ns() + atol(argv[2]) * 1000000, last = vdso_ns(CLOCK_MONOTONIC), n = 0;
+
+                while (host_ns() < end) {
+                        int64_t v = vdso_ns(CLOCK_MONOTONIC);
+
+                        n += v < last;
+                        last = v;
+                }
+                printf("backwards=%lld\n", (long long) n);
+                return 0;
+        }
+        fprintf(stderr, "usage: rateprobe wait KIND MS | read SEC | mono-loop MS\n");
+        return 2;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* lib/core/rate.c and tns_rate_apply() (lib/core/offsets-page.h): the
+ * parser's accepted and refused forms, the fixed-point map against exact
+ * arithmetic, its inverse for waits, and re-anchoring. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "rate.h"
+#include "test.h"
+#include "util.h"
+
+#define ONE TNS_RATE_ONE
+#define SEC INT64_C(1000000000)
+
+TEST(parse_accepts) {
+        static const struct {
+                const char *text;
+                uint64_t mult;
+        } cases[] = {
+                {"1", ONE},
+                {"2", 2 * ONE},
+                {"0.5", ONE / 2},
+                {".5", ONE / 2},
+                {"1440", 1440 * ONE},
+                {"1/60", (ONE + 30) / 60},
+                {"3/2", ONE * 3 / 2},
+                {"1.000", ONE},
+                {"0.25", ONE / 4},
+                {"1000000", 1000000 * ONE},
+                {"0.000001", (ONE + 500000) / 1000000},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                uint64_t m = 0;
+
+                EXPECT_EQ(tns_rate_parse(cases[i].text, &m), 0);
+                EXPECT_EQ(m, cases[i].mult);
+        }
+}
+
+TEST(parse_refuses) {
+        static const char *const invalid[] = {"",     "0",   "0.0", "-1",  "+2",    "nan",  "NaN", "inf",
+                                              "1e30", "1e3", "2x",  "x2",  "1/0",   "/2",   "1/",  " 2",
+                                              "2 ",   "0/5", ".",   "1..", "1/2/3", "0x10", "1,5"};
+        static const char *const range[] = {"1000001", "2000000000", "1/2000000", "0.0000001", "99999999999999999999"};
+
+        for (size_t i = 0; i < ELEMENTSOF(invalid); i++) {
+                uint64_t m = 42;
+
+                EXPECT_EQ(tns_rate_parse(invalid[i], &m), -EINVAL);
+                EXPECT_EQ(m, 42);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(range); i++) {
+                uint64_t m = 42;
+                int r = tns_rate_parse(range[i], &m);
+
+                EXPECT_TRUE(r == -ERANGE || r == -EINVAL);
+                EXPECT_EQ(m, 42);
+        }
+        EXPECT_EQ(tns_rate_parse(NULL, NULL), -EINVAL);
+}
+
+TEST(format) {
+        char buf[32];
+
+        EXPECT_EQ(tns_rate_format(2 * ONE, buf, sizeof(buf)), 0);
+        EXPECT_STREQ(buf, "2");
+        EXPECT_EQ(tns_rate_format(ONE / 2, buf, sizeof(buf)), 0);
+        EXPECT_STREQ(buf, "0.5");
+        EXPECT_EQ(tns_rate_format(0, buf, sizeof(buf)), 0);
+        EXPECT_STREQ(buf, "frozen");
+        EXPECT_EQ(tns_rate_format(ONE, buf, 1), -ENOBUFS);
+        EXPECT_EQ(buf[0], 0);
+}
+
+TEST(apply_exact) {
+        /* x2 from an anchor: exact. */
+        EXPECT_EQ(tns_rate_apply(2 * ONE, 100 * SEC, 5 * SEC, 103 * SEC), 11 * SEC);
+        /* x0.5, and a host before the anchor: floor. */
+        EXPECT_EQ(tns_rate_apply(ONE / 2, 100 * SEC, 5 * SEC, 98 * SEC), 4 * SEC);
+        EXPECT_EQ(tns_rate_apply(ONE / 2, 0, 0, -1), -1);
+        /* Frozen. */
+        EXPECT_EQ(tns_rate_apply(0, 100 * SEC, 7 * SEC, 1000 * SEC), 7 * SEC);
+        /* Rate 1 is the offset. */
+        EXPECT_EQ(tns_rate_apply(ONE, 0, 42, 1000), 1042);
+        /* Saturation. */
+        EXPECT_EQ(tns_rate_apply(1000000 * ONE, 0, 0, INT64_MAX / 2), INT64_MAX);
+        EXPECT_EQ(tns_rate_apply(1000000 * ONE, 0, 0, INT64_MIN / 2), INT64_MIN);
+}
+
+TEST(apply_accuracy) {
+        /* 1/60 rounded to 2^-32: within 1e-7 relative over a day. */
+        uint64_t m;
+        int64_t day = 86400 * SEC, v;
+
+        ASSERT_EQ(tns_rate_parse("1/60", &m), 0);
+        v = tns_rate_apply(m, 0, 0, day);
+        EXPECT_LE(v > day / 60 ? v - day / 60 : day / 60 - v, day / 60 / 10000000);
+}
+
+TEST(inverse) {
+        struct tns_rate_map m = {2 * ONE, 100 * SEC, 5 * SEC};
+
+        /* Reads 11 s at host 103 s. */
+        EXPECT_EQ(tns_rate_map_to_host(&m, 11 * SEC), 103 * SEC);
+        /* Rounded up: at the host time returned the clock has reached it. */
+        for (int64_t v = 5 * SEC; v < 5 * SEC + 10; v++)
+                EXPECT_GE(tns_rate_map_apply(&m, tns_rate_map_to_host(&m, v)), v);
+        m.mult = ONE / 3;
+        for (int64_t v = 5 * SEC; v < 5 * SEC + 10; v++) {
+                int64_t h = tns_rate_map_to_host(&m, v);
+
+                EXPECT_GE(tns_rate_map_apply(&m, h), v);
+                EXPECT_LT(tns_rate_map_apply(&m, h - 1), v);
+        }
+        /* Frozen: now (past) or never. */
+        m.mult = 0;
+        EXPECT_EQ(tns_rate_map_to_host(&m, 4 * SEC), INT64_MIN);
+        EXPECT_EQ(tns_rate_map_to_host(&m, 6 * SEC), INT64_MAX);
+        /* Durations. */
+        EXPECT_EQ(tns_rate_duration_to_host(2 * ONE, SEC), SEC / 2);
+        EXPECT_EQ(tns_rate_duration_to_host(ONE / 2, SEC), 2 * SEC);
+        EXPECT_EQ(tns_rate_duration_to_host(0, SEC), SEC); /* frozen: host time */
+        EXPECT_EQ(tns_rate_duration_to_host(ONE, 0), 0);
+        EXPECT_EQ(tns_rate_duration_to_host(2 * ONE, 0), 0); /* a zero timeout stays zero */
+        EXPECT_EQ(tns_rate_duration_to_host(TNS_RATE_MULT_MIN, INT64_MAX), INT64_MAX);
+}
+
+TEST(reanchor_continuous) {
+        struct tns_rate_map m = {3 * ONE, 0, 0};
+        int64_t before;
+
+        before = tns_rate_map_apply(&m, 10 * SEC);
+        tns_rate_map_reanchor(&m, 10 * SEC, ONE / 2);
+        EXPECT_EQ(tns_rate_map_apply(&m, 10 * SEC), before);
+        EXPECT_EQ(tns_rate_map_apply(&m, 12 * SEC), before + SEC);
+        tns_rate_map_reanchor(&m, 12 * SEC, 0);
+        EXPECT_EQ(tns_rate_map_apply(&m, 100 * SEC), before + SEC);
+}
