@@ -308,7 +308,7 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
                 tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to build the seccomp filter: %m");
                 return EXIT_RUN_INTERNAL;
         }
-        r = tns_spawn_flags(&filter, a->argv, TNS_SPAWN_PRIVATE_PROC, &child, &stage);
+        r = tns_spawn_flags(&filter, a->argv, TNS_SPAWN_PRIVATE_PROC | TNS_SPAWN_NEWTIME, &child, &stage);
         tns_filter_done(&filter);
         if (r < 0)
                 return spawn_error(r, stage, a->argv[0]);

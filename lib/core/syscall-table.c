@@ -151,6 +151,14 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                              .nr = SYS_sysinfo,
                              .trap = TNS_TRAP_ALWAYS,
                              .i386_names = {"sysinfo"}},
+        /* Only followed, never answered (supervisor-kns.c): the kernel
+         * runs every setns; nstype 0 names any type, a pidfd's flags may
+         * name several. */
+        [TNS_SYS_SETNS] = {.id = TNS_SYS_SETNS,
+                           .name = "setns",
+                           .nr = SYS_setns,
+                           .trap = TNS_TRAP_ARG1_HAS_OR_ZERO,
+                           .trap_value = CLONE_NEWTIME},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

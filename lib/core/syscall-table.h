@@ -27,6 +27,7 @@ enum tns_sys {
         TNS_SYS_MQ_TIMEDSEND,
         TNS_SYS_MQ_TIMEDRECEIVE,
         TNS_SYS_SYSINFO,
+        TNS_SYS_SETNS,
         _TNS_SYS_MAX,
 };
 
@@ -46,6 +47,7 @@ enum tns_trap {
         TNS_TRAP_FUTEX_ABS, /* an op with an absolute timeout, and a timeout */
         TNS_TRAP_TIMEOUT_CLOCK, /* arg[trap_value] != 0, arg[trap_value + 1] MONOTONIC or REALTIME */
         TNS_TRAP_TIMEOUT, /* arg[trap_value] != 0: an absolute CLOCK_REALTIME timeout */
+        TNS_TRAP_ARG1_HAS_OR_ZERO, /* (u32) arg1 has the bits of trap_value, or is 0 */
 };
 
 #define TNS_MAX_COMPAT_NAMES 3

@@ -14,6 +14,10 @@
 #include "spawn.h"
 #include "util.h"
 
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
 struct child_report {
         int stage;
         int error;
@@ -82,6 +86,10 @@ static _Noreturn void child(const struct tns_filter *f, char *const argv[], unsi
                 report(pipe_fd, TNS_SPAWN_EXEC, r);
         if (flags & TNS_SPAWN_PRIVATE_PROC)
                 private_proc();
+        /* time_for_children: the exec below enters it. Before the filter,
+         * which would follow it. */
+        if (flags & TNS_SPAWN_NEWTIME)
+                (void) unshare(CLONE_NEWTIME);
         fd = tns_filter_install(f);
         if (fd < 0)
                 report(pipe_fd, TNS_SPAWN_SETUP, fd);

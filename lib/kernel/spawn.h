@@ -35,6 +35,11 @@ int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *
  * stay in it; and it execs only once tns_spawn_release() says the
  * supervisor has set them up. */
 #define TNS_SPAWN_PRIVATE_PROC 0x1U
+/* With TNS_SPAWN_NEWTIME the child unshares a kernel time namespace (zero
+ * offsets) where it may (CAP_SYS_ADMIN; else it goes on in ours), which
+ * its exec enters: the namespace the supervisor serves then has an
+ * identity of its own, the kernel's (lib/kernel/kns.h). */
+#define TNS_SPAWN_NEWTIME 0x2U
 int tns_spawn_flags(const struct tns_filter *f, char *const argv[], unsigned flags, struct tns_child *ret,
                     enum tns_spawn_stage *ret_stage);
 /* Lets a child started with TNS_SPAWN_PRIVATE_PROC go on to its exec;

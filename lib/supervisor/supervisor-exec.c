@@ -473,7 +473,11 @@ static void on_stop(struct exec_trace *t, int status) {
         if (t->released)
                 return stop == TNS_STOP_EXITED ? trace_free(t) : release(t);
         if (stop != TNS_STOP_EXITED && t->kind == TRACE_REMAP) {
-                r = remap(t);
+                /* The kernel ran the unshare or setns: follow it. */
+                if (!supervisor_nsop_done(t->s, t->nsop, t->l_serial, t->tid, t->tgid, t->ns))
+                        r = t->target_fd == INT_MAX ? 0 : undo_addfd(t);
+                else
+                        r = t->target_fd == INT_MAX ? 0 : remap(t);
                 if (r < 0)
                         log_trace(t, tracee_gone(t, r) ? LOG_DEBUG : LOG_WARNING, r,
                                   "Failed to move the vDSO to the new namespace");
@@ -656,7 +660,7 @@ static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struc
  * if it died. A seized task nobody waits for would stop at its exec event
  * for good, in state t. */
 static int trace_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum trace_kind kind,
-                       uint64_t remap_addr) {
+                       uint64_t remap_addr, enum tns_nsop nsop) {
         struct tns_supervisor *s = l->s;
         _cleanup_free_ struct exec_trace *t = NULL;
         struct tns_proc_status st;
@@ -682,8 +686,18 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                 return -ESRCH;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* e.g. a debugger holds it */
-        *t = (struct exec_trace){.s = s, .kind = kind, .remap_addr = remap_addr, .tid = req->pid, .tgid = st.tgid};
-        r = hand_memfd(l, req, ns, kind, &t->target_fd);
+        *t = (struct exec_trace){.s = s,
+                                 .kind = kind,
+                                 .nsop = nsop,
+                                 .l_serial = l->serial,
+                                 .remap_addr = remap_addr,
+                                 .tid = req->pid,
+                                 .tgid = st.tgid,
+                                 .target_fd = INT_MAX};
+        if (kind == TRACE_EXEC || remap_addr != 0)
+                r = hand_memfd(l, req, ns, kind, &t->target_fd);
+        else
+                r = seccomp_notify_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
         if (r < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
                 r = r < 0 ? r : negative_errno();
                 t->released = true;
@@ -699,20 +713,19 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
         if (!l->s->vdso)
                 return -EOPNOTSUPP; /* no vDSO on this host: nothing to replace or remove */
-        return trace_begin(l, req, ns, TRACE_EXEC, 0);
+        return trace_begin(l, req, ns, TRACE_EXEC, 0, TNS_NSOP_UNSHARE);
 }
 
-int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
-        uint64_t addr;
+int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum tns_nsop op) {
+        uint64_t addr = 0;
         int r;
 
-        if (!l->s->vdso)
-                return -ENOENT;
-        /* The offsets page is the memfd's second page wherever it is mapped;
-         * a program without our vDSO has nothing to move. */
-        if (!supervisor_ns_by_mapping(l->s, req->pid, &addr))
-                return -ENOENT;
-        r = trace_begin(l, req, ns, TRACE_REMAP, addr);
+        /* The offsets page is the memfd's second page wherever it is
+         * mapped; a program without our vDSO has no page to move, but is
+         * still followed (its member entry). */
+        if (l->s->vdso && !supervisor_ns_by_mapping(l->s, req->pid, &addr))
+                addr = 0;
+        r = trace_begin(l, req, ns, TRACE_REMAP, addr, op);
         /* A caller killed meanwhile has nothing left to move. */
         return r == -ESRCH ? -ENOENT : r;
 }

@@ -193,7 +193,9 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
                 return -ESRCH;
         if (fd < 0 || fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
                 return TNS_REPLY_CONTINUE; /* EBADF, EINVAL: the kernel's */
-        off = tns_ns_offset(ns, c);
+        /* Run here, in our own kernel time namespace: the caller's kernel
+         * offsets are ours to convert too (supervisor-kns.c). */
+        off = supervisor_offset(l, (pid_t) req->pid, ns, c);
         if (off == 0 || tns_wait_its_to_host(in, off, &conv) < 0)
                 return TNS_REPLY_CONTINUE;
         if (timerfd_settime(fd, flags, &conv, &old) < 0)

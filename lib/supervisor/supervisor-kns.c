@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Our namespaces and the kernel's own time namespaces (lib/kernel/kns.h).
+ *
+ * Each of our namespaces is paired with a kernel time namespace: the
+ * command of `timensctl run` (as root) starts in a fresh one, and every
+ * unshare(CLONE_NEWTIME) inside is run by the kernel. So /proc/PID/ns/time,
+ * time_for_children, lsns and setns are the kernel's, with its rules and
+ * errnos, and /proc/PID/timens_offsets writes reach the kernel, which
+ * enforces when they may be made.
+ *
+ * What a process reads is the sum of two parts: our namespace's offsets
+ * (the offsets page, the RFC's clock_settime inside, `timensctl set`) and
+ * the kernel offsets of the kernel time namespace it is in. The kernel's
+ * vDSO, which our image calls, adds the second part itself; where we
+ * answer for the kernel (emulated syscalls, /proc/uptime, sysinfo, a timer
+ * armed on the caller's behalf) we add it. The kernel's offsets of a
+ * namespace cannot change once a process is in it, so they are cached by
+ * its inode, with an fd that holds the namespace (an inode number is
+ * reused only after its namespace is gone).
+ *
+ * unshare and setns with CLONE_NEWTIME are trapped only to follow them:
+ * the kernel runs them (our reply is CONTINUE, so every decision is the
+ * kernel's: EPERM, EUSERS, EINVAL), and at the caller's stop on its return
+ * (ptrace, as for a remap) we read the result and place the caller in the
+ * namespace paired with its new kernel one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include "kns.h"
+#include "log.h"
+#include "supervisor-internal.h"
+#include "time-util.h"
+#include "util.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+struct tns_ns *supervisor_ns_by_kns(struct tns_supervisor *s, uint64_t ino) {
+        if (ino == 0)
+                return NULL;
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                if (ns->kns_ino == ino)
+                        return ns;
+        return NULL;
+}
+
+void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid, bool for_children) {
+        struct stat st;
+        int fd;
+
+        if (ns->kns_fd >= 0)
+                return;
+        fd = tns_kns_open(tid, for_children);
+        if (fd < 0)
+                return;
+        /* One of ours per kernel namespace: a second would make setns
+         * into it ambiguous. */
+        if (fstat(fd, &st) < 0 || supervisor_ns_by_kns(s, (uint64_t) st.st_ino)) {
+                close(fd);
+                return;
+        }
+        ns->kns_fd = fd;
+        ns->kns_ino = (uint64_t) st.st_ino;
+}
+
+/* The cache: one entry per kernel namespace seen, the oldest evicted. */
+static struct tns_kns_cache *cache_find(struct tns_supervisor *s, uint64_t ino) {
+        for (unsigned i = 0; i < TNS_KNS_CACHE; i++)
+                if (s->kns[i].fd >= 0 && s->kns[i].ino == ino)
+                        return &s->kns[i];
+        return NULL;
+}
+
+int supervisor_kernel_offsets(struct listener *l, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino) {
+        struct tns_supervisor *s = l->s;
+        struct tns_kns_cache *e;
+        int64_t off[TNS_CLASS_MAX] = {};
+        struct stat st;
+        uint64_t ino;
+        int fd, r;
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ret[c] = 0;
+        if (ret_ino)
+                *ret_ino = 0;
+        /* Until a process of this listener made or entered a kernel time
+         * namespace, all are in the one it started in, whose offsets are
+         * 0 (timensctl run) or the host's. */
+        if (!l->kernel_nested)
+                return 0;
+        r = tns_kns_ino(tid, false, &ino);
+        if (r < 0)
+                return r;
+        if (ret_ino)
+                *ret_ino = ino;
+        e = cache_find(s, ino);
+        if (!e) {
+                fd = tns_kns_open(tid, false);
+                if (fd < 0)
+                        return fd;
+                if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino != ino) {
+                        close(fd);
+                        return -EAGAIN; /* it moved meanwhile: 0 this time */
+                }
+                r = tns_kns_offsets(tid, fd, off);
+                if (r < 0) {
+                        close(fd);
+                        return tns_log_full(&s->log, LOG_DEBUG, r, &(struct tns_log_ctx){.pid = tid},
+                                            "Failed to read the offsets of kernel time namespace %" PRIu64 ": %m",
+                                            ino);
+                }
+                e = &s->kns[s->kns_next++ % TNS_KNS_CACHE];
+                safe_close(e->fd);
+                *e = (struct tns_kns_cache){.ino = ino, .fd = fd};
+                for (int c = 0; c < TNS_CLASS_MAX; c++)
+                        e->offset[c] = off[c];
+        }
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ret[c] = e->offset[c];
+        return 0;
+}
+
+int64_t supervisor_offset(struct listener *l, pid_t tid, struct tns_ns *ns, enum tns_clock_class c) {
+        int64_t k[TNS_CLASS_MAX], v;
+
+        (void) supervisor_kernel_offsets(l, tid, k, NULL);
+        if (tns_ns_add(tns_ns_offset(ns, c), k[c], &v) < 0)
+                return tns_ns_offset(ns, c);
+        return v;
+}
+
+void supervisor_kns_init(struct tns_supervisor *s) {
+        for (unsigned i = 0; i < TNS_KNS_CACHE; i++)
+                s->kns[i].fd = -EBADF;
+}
+
+void supervisor_kns_done(struct tns_supervisor *s) {
+        for (unsigned i = 0; i < TNS_KNS_CACHE; i++)
+                s->kns[i].fd = safe_close(s->kns[i].fd);
+}
+
+/* The kernel time namespace an fd of the caller names, if it is one: its
+ * inode (nsfs); 0 for anything else (a pidfd, a bad fd: the kernel
+ * decides). */
+static uint64_t target_kns(struct listener *l, const struct seccomp_notif *req) {
+        _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        if (pidfd < 0)
+                pidfd = (int) syscall(SYS_pidfd_open, req->pid, 0);
+        if (pidfd < 0 || seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return 0;
+        fd = (int) syscall(SYS_pidfd_getfd, pidfd, (int) req->data.args[0], 0);
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return 0;
+        return (uint64_t) st.st_ino;
+}
+
+int64_t supervisor_setns(struct listener *l, const struct seccomp_notif *req, struct tns_ns *cur) {
+        struct tns_ns *target;
+        int r;
+
+        /* Only a time namespace's change concerns us (nstype 0 names any
+         * type; a pidfd with other flags too). */
+        if (req->data.args[1] != 0 && !(req->data.args[1] & CLONE_NEWTIME))
+                return TNS_REPLY_CONTINUE;
+        l->kernel_nested = true;
+        /* The namespace it leaves is known by the one it is in now. */
+        supervisor_kns_pair(l->s, cur, (pid_t) req->pid, false);
+        target = supervisor_ns_by_kns(l->s, target_kns(l, req));
+        r = supervisor_nsop_begin(l, req, target ?: cur, TNS_NSOP_SETNS);
+        if (r < 0 && r != -ESRCH)
+                tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "setns"},
+                             "Failed to follow the caller into its new time namespace, ignoring: %m");
+        return TNS_REPLY_CONTINUE;
+}
+
+static struct listener *listener_by_serial(struct tns_supervisor *s, uint64_t serial) {
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->serial == serial)
+                        return l;
+        return NULL;
+}
+
+bool supervisor_nsop_done(struct tns_supervisor *s, enum tns_nsop op, uint64_t serial, pid_t tid, pid_t tgid,
+                          struct tns_ns *ns) {
+        struct user_regs_struct regs;
+        struct listener *l = listener_by_serial(s, serial);
+        struct tns_ns *now;
+        uint64_t ino;
+        int64_t rax;
+
+        if (!l || ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+                return false;
+        rax = (int64_t) regs.rax;
+        if (op == TNS_NSOP_UNSHARE) {
+                if (rax == 0) {
+                        /* ns was made for it: the kernel's new namespace,
+                         * its children's, is ns's pair. */
+                        supervisor_kns_pair(s, ns, tid, true);
+                        return true;
+                }
+                /* The kernel refused (ENOSPC past user.max_time_namespaces,
+                 * ENOMEM): it stays where it was. */
+                if (ns->parent)
+                        (void) supervisor_member_set(l, tgid, ns->parent);
+                return false;
+        }
+        if (rax != 0 || tns_kns_ino(tid, false, &ino) < 0)
+                return false;
+        now = supervisor_ns_by_kns(s, ino);
+        if (!now)
+                return false; /* a kernel namespace not made under us: our part stays */
+        (void) supervisor_member_set(l, tgid, now);
+        return now == ns;
+}
