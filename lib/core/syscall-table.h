@@ -41,6 +41,7 @@ enum tns_trap {
         TNS_TRAP_ARG0_SETTABLE_CLOCK, /* arg0 is a clock id clock_settime may set here */
         TNS_TRAP_ARG0_EQ, /* arg0 == trap_value (all 64 bits) */
         TNS_TRAP_ARG0_EQ32, /* (u32) arg0 == trap_value: an int argument */
+        TNS_TRAP_ARG0_HAS, /* arg0 has every bit of trap_value */
         /* Absolute waits (lib/core/wait-convert.h says which): */
         TNS_TRAP_ABS_SLEEP, /* arg0 a clock a sleep shifts, arg1 & TIMER_ABSTIME */
         TNS_TRAP_ARG1_ABSTIME, /* arg1 & TIMER_ABSTIME (the timer's clock is not an argument) */

@@ -73,7 +73,8 @@ static int offsets_by_helper(int nsfd, int64_t ret[3]) {
                 return r;
         }
         if (pid == 0) {
-                r = setns(nsfd, CLONE_NEWTIME) < 0 ? negative_errno() : read_offsets_file(AT_FDCWD, "/proc/self/timens_offsets", v);
+                r = setns(nsfd, CLONE_NEWTIME) < 0 ? negative_errno()
+                                                   : read_offsets_file(AT_FDCWD, "/proc/self/timens_offsets", v);
                 (void) !write(p[1], &r, sizeof(r));
                 (void) !write(p[1], v, sizeof(v));
                 _exit(0);

@@ -2,6 +2,7 @@
 /* vDSO injection at exec, the supervisor's side (lib/kernel/inject.h says how). */
 #include <elf.h>
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -716,6 +717,12 @@ int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, s
         return trace_begin(l, req, ns, TRACE_EXEC, 0, TNS_NSOP_UNSHARE);
 }
 
+static bool shares_memory_with_parent(pid_t tid) {
+        struct tns_proc_status st;
+
+        return tns_proc_status(tid, &st) >= 0 && st.ppid > 0 && syscall(SYS_kcmp, st.tgid, st.ppid, KCMP_VM, 0, 0) == 0;
+}
+
 int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum tns_nsop op) {
         uint64_t addr = 0;
         int r;
@@ -724,6 +731,11 @@ int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, s
          * mapped; a program without our vDSO has no page to move, but is
          * still followed (its member entry). */
         if (l->s->vdso && !supervisor_ns_by_mapping(l->s, req->pid, &addr))
+                addr = 0;
+        /* A vfork child (or any CLONE_VM child) shares its parent's
+         * memory: a page mapped there would move the parent too. Its exec
+         * gets the new namespace's page (its member entry names it). */
+        if (addr && shares_memory_with_parent(req->pid))
                 addr = 0;
         r = trace_begin(l, req, ns, TRACE_REMAP, addr, op);
         /* A caller killed meanwhile has nothing left to move. */

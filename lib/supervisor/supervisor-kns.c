@@ -71,6 +71,37 @@ void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid,
         }
         ns->kns_fd = fd;
         ns->kns_ino = (uint64_t) st.st_ino;
+        /* A child namespace lives while its kernel pair may be entered
+         * again (setns with an fd kept, nsenter), not only while a
+         * process of ours names it: until its tree's listener goes.
+         * Bounded: past half the cap, the pair goes with its members. */
+        if (ns->parent && tns_supervisor_count_namespaces(s) < TNS_MAX_NAMESPACES / 2) {
+                tns_ns_ref(ns);
+                ns->kns_pinned = true;
+        }
+}
+
+static struct tns_ns *root_of(struct tns_ns *ns) {
+        while (ns->parent)
+                ns = ns->parent;
+        return ns;
+}
+
+void supervisor_kns_unpin_tree(struct tns_supervisor *s, struct tns_ns *root) {
+        bool again = true;
+
+        /* An unref may free a namespace, and with it unlink it: look again
+         * from the start after each. */
+        while (again) {
+                again = false;
+                for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                        if (ns->kns_pinned && root_of(ns) == root) {
+                                ns->kns_pinned = false;
+                                tns_ns_unref(ns);
+                                again = true;
+                                break;
+                        }
+        }
 }
 
 /* The cache: one entry per kernel namespace seen, the oldest evicted. */
@@ -116,8 +147,7 @@ int supervisor_kernel_offsets(struct listener *l, pid_t tid, int64_t ret[TNS_CLA
                 if (r < 0) {
                         close(fd);
                         return tns_log_full(&s->log, LOG_DEBUG, r, &(struct tns_log_ctx){.pid = tid},
-                                            "Failed to read the offsets of kernel time namespace %" PRIu64 ": %m",
-                                            ino);
+                                            "Failed to read the offsets of kernel time namespace %" PRIu64 ": %m", ino);
                 }
                 e = &s->kns[s->kns_next++ % TNS_KNS_CACHE];
                 safe_close(e->fd);

@@ -206,6 +206,16 @@ struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
 
         if (l->n_members == 0)
                 return l->ns;
+        /* Its own entry first: an unshare or setns sets it, and a vfork
+         * child that unshared before its exec shares its parent's mapping
+         * (pidfd_open() takes only a leader: the usual caller, in ~1 us). */
+        tgid = (int) syscall(SYS_pidfd_open, tid, 0);
+        if (tgid >= 0) {
+                close(tgid);
+                m = member_find(l, tid);
+                if (m)
+                        return m->ns;
+        }
         ns = supervisor_ns_by_mapping(l->s, tid, NULL);
         if (ns)
                 return ns;
@@ -438,22 +448,23 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         for (int k = 0; k < 6; k++)
                 args[k] = req->data.args[k];
         r = tns_emulate(d->id, args, &st, &env, &res);
+        if (d->id == TNS_SYS_UNSHARE) {
+                /* The kernel runs it, and answers (tns_emulate() only
+                 * predicts it, for the RFC's move of the caller). */
+                if (r >= 0 && !c->gone && res.unshare) {
+                        r = do_unshare(l, req, ns);
+                        if (r < 0)
+                                tns_log_full(
+                                        &l->s->log, LOG_WARNING, r,
+                                        &(struct tns_log_ctx){.pid = req->pid, .syscall = "unshare"},
+                                        "Failed to give the caller a namespace of its own, it stays in its own: %m");
+                }
+                return TNS_REPLY_CONTINUE;
+        }
         if (r < 0 || c->gone) {
                 if (!c->gone)
                         l->s->stats.failures++, ns->n_failures++;
                 return r < 0 ? r : -ESRCH;
-        }
-        if (d->id == TNS_SYS_UNSHARE) {
-                /* The kernel runs it, and answers (EPERM without
-                 * CAP_SYS_ADMIN, as tns_emulate() predicts). */
-                if (res.unshare) {
-                        r = do_unshare(l, req, ns);
-                        if (r < 0)
-                                tns_log_full(&l->s->log, LOG_WARNING, r,
-                                             &(struct tns_log_ctx){.pid = req->pid, .syscall = "unshare"},
-                                             "Failed to give the caller a namespace of its own, it stays in its own: %m");
-                }
-                return TNS_REPLY_CONTINUE;
         }
         if (res.ret >= 0) {
                 r = apply_effects(l, ns, koff, &res);
@@ -473,6 +484,7 @@ static void listener_free(struct listener *l) {
         id_slot_release(l);
         while (l->members)
                 member_free(l->members);
+        supervisor_kns_unpin_tree(s, l->ns);
         supervisor_procfs_free(l); /* hook: supervisor-procfs.c */
         for (struct listener **p = &s->listeners; *p; p = &(*p)->next)
                 if (*p == l) {

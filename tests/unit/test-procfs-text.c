@@ -105,23 +105,22 @@ TEST(sysinfo_uptime) {
 
 TEST(mountinfo_proc_dirs) {
         char dirs[8][4096];
-        const char *mi =
-                "21 1 0:20 / /proc rw,nosuid shared:12 - proc proc rw\n"
-                "30 29 0:20 / /run/c/rootfs/proc rw,nosuid master:12 - proc proc rw\n"
-                "31 29 0:5 / /run/c/rootfs/dev rw - tmpfs tmpfs rw\n"
-                "32 29 0:21 / /run/c/root\\040fs/proc rw - proc proc rw\n"
-                "33 29 0:21 / /run/c/rootfs/proc rw - proc proc rw\n"
-                "garbage\n"
-                "34 29 0:22 / /x rw - proc\n"
-                "35 29 0:22 / /y rw shared:3 master:2\n"
-                "36 29 0:23 / /z rw - proc proc rw\n"
-                /* runc's read-only binds of parts of the container's proc */
-                "37 36 0:23 /sys /z/sys ro - proc proc rw\n"
-                "38 36 0:23 /sysrq-trigger /z/sysrq-trigger ro - proc proc rw\n"
-                /* a bind of /proc/sys/kernel, and one of /proc/sys where
+        const char *mi = "21 1 0:20 / /proc rw,nosuid shared:12 - proc proc rw\n"
+                         "30 29 0:20 / /run/c/rootfs/proc rw,nosuid master:12 - proc proc rw\n"
+                         "31 29 0:5 / /run/c/rootfs/dev rw - tmpfs tmpfs rw\n"
+                         "32 29 0:21 / /run/c/root\\040fs/proc rw - proc proc rw\n"
+                         "33 29 0:21 / /run/c/rootfs/proc rw - proc proc rw\n"
+                         "garbage\n"
+                         "34 29 0:22 / /x rw - proc\n"
+                         "35 29 0:22 / /y rw shared:3 master:2\n"
+                         "36 29 0:23 / /z rw - proc proc rw\n"
+                         /* runc's read-only binds of parts of the container's proc */
+                         "37 36 0:23 /sys /z/sys ro - proc proc rw\n"
+                         "38 36 0:23 /sysrq-trigger /z/sysrq-trigger ro - proc proc rw\n"
+                         /* a bind of /proc/sys/kernel, and one of /proc/sys where
                  * a /proc could be: its root, not its place, tells */
-                "39 29 0:23 /sys/kernel /k ro - proc proc rw\n"
-                "40 29 0:23 /sys /w/proc ro - proc proc rw";
+                         "39 29 0:23 /sys/kernel /k ro - proc proc rw\n"
+                         "40 29 0:23 /sys /w/proc ro - proc proc rw";
 
         /* Room for more than the four /procs: the binds are left out, not
          * cut off by max. */
