@@ -17,10 +17,11 @@
 #   an hour's sleep cut by a signal, a futex deadline.
 #
 # Nested namespaces are made the kernel's way (unshare, then
-# /proc/self/timens_offsets) for the kernel and the RFC's way (unshare,
-# then clock_settime) for timensctl: the same shift, so the same readings,
-# except the unsharer's own (the kernel moves its children only, the RFC
-# the caller too). Both run in a user namespace (unshare -U -r), so that a
+# /proc/self/timens_offsets) for the kernel and, mostly, the RFC's way
+# (unshare, then clock_settime) for timensctl: the same shift, so the same
+# readings, except the unsharer's own (the kernel moves its children only,
+# the RFC the caller too). The kernel's way under timensctl: the setns and
+# identity tests, and the kernel's selftests at the end. Both run in a user namespace (unshare -U -r), so that a
 # clock_settime that escaped us could not set the host's clock.
 #
 # The identity of namespaces (/proc/PID/ns/time, setns, lsns) and the
