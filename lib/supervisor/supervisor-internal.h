@@ -181,6 +181,8 @@ struct tns_ns *supervisor_ns_by_kns(struct tns_supervisor *s, uint64_t ino);
 /* Pairs ns (if it is not yet) with tid's kernel time namespace, or the
  * one of its children. */
 void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid, bool for_children);
+/* After a restart: pairs ns, a restored member's, by what its process shows. */
+void supervisor_kns_repair(struct tns_supervisor *s, pid_t tgid, struct tns_ns *ns);
 /* Drops the references supervisor_kns_pair() took in root's tree. */
 void supervisor_kns_unpin_tree(struct tns_supervisor *s, struct tns_ns *root);
 /* The kernel offsets of tid's kernel time namespace (0 where none, or

@@ -81,6 +81,16 @@ void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid,
         }
 }
 
+void supervisor_kns_repair(struct tns_supervisor *s, pid_t tgid, struct tns_ns *ns) {
+        uint64_t own, children;
+
+        if (ns->kns_fd >= 0 || tns_kns_ino(tgid, false, &own) < 0 || tns_kns_ino(tgid, true, &children) < 0)
+                return;
+        /* Between an unshare and its exec, the RFC moved it into ns, whose
+         * pair is its children's namespace; otherwise its own. */
+        supervisor_kns_pair(s, ns, tgid, own != children);
+}
+
 static struct tns_ns *root_of(struct tns_ns *ns) {
         while (ns->parent)
                 ns = ns->parent;
