@@ -114,3 +114,11 @@ int tns_kns_offsets(pid_t tid, int nsfd, int64_t ret[3]) {
         }
         return offsets_by_helper(nsfd, ret);
 }
+
+bool tns_kns_has_offsets(pid_t tid) {
+        int64_t off[3] = {};
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/timens_offsets", tid);
+        return read_offsets_file(AT_FDCWD, path, off) >= 0 && (off[0] != 0 || off[1] != 0);
+}

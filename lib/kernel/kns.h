@@ -27,3 +27,7 @@ int tns_kns_open(pid_t tid, bool for_children);
  * when both are the same namespace; otherwise a forked helper enters nsfd
  * (setns: CAP_SYS_ADMIN) and reads its own. */
 int tns_kns_offsets(pid_t tid, int nsfd, int64_t ret[3]);
+
+/* Whether the kernel time namespace tid's children are born in (the one
+ * it is in, unless it unshared) has an offset other than 0. */
+bool tns_kns_has_offsets(pid_t tid);

@@ -945,6 +945,10 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
         id_slot_take(l);
         l->fd = TAKE_FD(owned);
         l->root_pid = root_pid;
+        /* A container may come in a kernel time namespace with offsets of
+         * its own (linux.timeOffsets): the kernel's vDSO adds them, so our
+         * syscalls must too. timensctl run's is fresh: nothing to add. */
+        l->kernel_nested = root_pid > 0 && tns_kns_has_offsets(root_pid);
         l->ns = tns_ns_ref(ns);
         l->next = s->listeners;
         s->listeners = l;
