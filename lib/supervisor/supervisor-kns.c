@@ -26,6 +26,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -189,14 +191,16 @@ void supervisor_kns_done(struct tns_supervisor *s) {
                 s->kns[i].fd = safe_close(s->kns[i].fd);
 }
 
-/* The kernel time namespace an fd of the caller names, if it is one: its
- * inode (nsfs); 0 for anything else (a pidfd, a bad fd: the kernel
- * decides). */
-static uint64_t target_kns(struct listener *l, const struct seccomp_notif *req) {
+/* The namespace an fd of the caller names, if it is one: its inode (nsfs)
+ * and its type (NS_GET_NSTYPE); 0 and 0 for anything else (a pidfd, a bad
+ * fd: the kernel decides). */
+static uint64_t target_ns(struct listener *l, const struct seccomp_notif *req, int *ret_type) {
         _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
+        int type;
 
+        *ret_type = 0;
         if (pidfd < 0)
                 pidfd = (int) syscall(SYS_pidfd_open, req->pid, 0);
         if (pidfd < 0 || seccomp_notify_id_valid(l->fd, req->id) < 0)
@@ -204,23 +208,34 @@ static uint64_t target_kns(struct listener *l, const struct seccomp_notif *req) 
         fd = (int) syscall(SYS_pidfd_getfd, pidfd, (int) req->data.args[0], 0);
         if (fd < 0 || fstat(fd, &st) < 0)
                 return 0;
+        type = ioctl(fd, NS_GET_NSTYPE);
+        if (type <= 0)
+                return 0;
+        *ret_type = type;
         return (uint64_t) st.st_ino;
 }
 
 int64_t supervisor_setns(struct listener *l, const struct seccomp_notif *req, struct tns_ns *cur) {
         struct tns_ns *target;
-        int r;
+        uint64_t ino;
+        int type, r;
 
         /* Only a time namespace's change concerns us (nstype 0 names any
          * type; a pidfd with other flags too). */
         if (req->data.args[1] != 0 && !(req->data.args[1] & CLONE_NEWTIME))
                 return TNS_REPLY_CONTINUE;
+        ino = target_ns(l, req, &type);
+        /* setns(fd, 0) into another type of namespace (ip netns, nsenter
+         * of a mount namespace): nothing of ours changes. */
+        if (type != 0 && type != CLONE_NEWTIME)
+                return TNS_REPLY_CONTINUE;
         l->kernel_nested = true;
         /* The namespace it leaves is known by the one it is in now. */
         supervisor_kns_pair(l->s, cur, (pid_t) req->pid, false);
-        target = supervisor_ns_by_kns(l->s, target_kns(l, req));
+        target = supervisor_ns_by_kns(l->s, ino);
         r = supervisor_nsop_begin(l, req, target ?: cur, TNS_NSOP_SETNS);
-        if (r < 0 && r != -ESRCH)
+        /* -ENOENT: the caller is gone already. */
+        if (r < 0 && r != -ENOENT)
                 tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "setns"},
                              "Failed to follow the caller into its new time namespace, ignoring: %m");
         return TNS_REPLY_CONTINUE;
