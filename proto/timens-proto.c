@@ -891,6 +891,19 @@ static json_object *processes_to_json(const struct tns_ns_view *v) {
         return TAKE_PTR(a);
 }
 
+/* "kernel": {"ns": INODE, "monotonic_ns": N, "boottime_ns": N}, the
+ * offsets only once known. */
+static json_object *kernel_to_json(const struct tns_ns_view *v) {
+        _cleanup_json_ json_object *k = json_object_new_object();
+
+        if (!k || add_uint64(k, "ns", v->kernel_ns) < 0)
+                return NULL;
+        if (v->kernel_offsets_known && (add_int64(k, "monotonic_ns", v->kernel_offset_ns[TNS_CLASS_MONOTONIC]) < 0 ||
+                                        add_int64(k, "boottime_ns", v->kernel_offset_ns[TNS_CLASS_BOOTTIME]) < 0))
+                return NULL;
+        return TAKE_PTR(k);
+}
+
 static int view_counters_to_json(const struct tns_ns_view *v, json_object *o) {
         int k;
 
@@ -909,6 +922,10 @@ static int view_counters_to_json(const struct tns_ns_view *v, json_object *o) {
                 k = add_uint64(o, "sets", v->sets);
         if (k >= 0)
                 k = add_int64(o, "created_realtime_ns", v->created_realtime_ns);
+        if (k >= 0)
+                k = add_uint64(o, "depth", v->depth);
+        if (k >= 0 && v->kernel_ns)
+                k = add_object(o, "kernel", kernel_to_json(v));
         if (k >= 0 && v->has_processes) {
                 k = add_uint64(o, "n_processes", v->n_processes);
                 if (k >= 0)
@@ -1006,6 +1023,14 @@ int tns_ns_view_from_json(json_object *o, struct tns_ns_view *ret) {
         (void) read_uint64(o, "failures", &ret->failures);
         (void) read_uint64(o, "sets", &ret->sets);
         (void) read_int64(o, "created_realtime_ns", &ret->created_realtime_ns);
+        (void) read_unsigned(o, "depth", &ret->depth);
+        if (json_object_object_get_ex(o, "kernel", &v) && v) {
+                if (read_uint64(v, "ns", &ret->kernel_ns) < 0)
+                        return -EBADMSG;
+                ret->kernel_offsets_known =
+                        read_int64(v, "monotonic_ns", &ret->kernel_offset_ns[TNS_CLASS_MONOTONIC]) >= 0 &&
+                        read_int64(v, "boottime_ns", &ret->kernel_offset_ns[TNS_CLASS_BOOTTIME]) >= 0;
+        }
         return processes_from_json(o, ret);
 }
 

@@ -161,6 +161,10 @@ struct tns_ns_view {
         bool live;
         uint64_t calls, failures, sets;
         int64_t created_realtime_ns;
+        unsigned depth; /* 0 for a root */
+        uint64_t kernel_ns; /* its kernel time namespace's inode, 0 if none */
+        bool kernel_offsets_known;
+        int64_t kernel_offset_ns[TNS_CLASS_MAX]; /* monotonic and boottime: the kernel's */
         bool has_processes; /* show: the list below is filled */
         unsigned n_processes; /* how many there are */
         pid_t processes[TNS_PROTO_MAX_PROCESSES]; /* the first ones */

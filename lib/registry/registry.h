@@ -68,6 +68,10 @@ struct tns_ns_info {
         uint64_t calls, failures; /* calls served for its processes */
         uint64_t sets; /* changes through the registry */
         int64_t created_realtime_ns; /* 0 if unknown */
+        unsigned depth; /* 0 for a root */
+        uint64_t kernel_ns; /* the inode of its kernel time namespace, 0 if none */
+        bool kernel_offsets_known;
+        int64_t kernel_offset[TNS_CLASS_MAX]; /* the kernel's, added to ours (realtime: 0) */
 };
 
 void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_info *ret);

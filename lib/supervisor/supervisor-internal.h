@@ -181,6 +181,9 @@ struct tns_ns *supervisor_ns_by_kns(struct tns_supervisor *s, uint64_t ino);
 /* Pairs ns (if it is not yet) with tid's kernel time namespace, or the
  * one of its children. */
 void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid, bool for_children);
+/* Pairs ns with the kernel time namespace root_pid's programs run in, if
+ * it is not the supervisor's own (a listener's root). */
+void supervisor_kns_pair_root(struct tns_supervisor *s, struct tns_ns *ns, pid_t root_pid);
 /* After a restart: pairs ns, a restored member's, by what its process shows. */
 void supervisor_kns_repair(struct tns_supervisor *s, pid_t tgid, struct tns_ns *ns);
 /* Drops the references supervisor_kns_pair() took in root's tree. */

@@ -83,6 +83,16 @@ void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid,
         }
 }
 
+void supervisor_kns_pair_root(struct tns_supervisor *s, struct tns_ns *ns, pid_t root_pid) {
+        uint64_t mine, children;
+
+        /* Where its programs run (its children's, which its exec enters),
+         * unless that is ours: the host's namespace names no one. */
+        if (tns_kns_ino(getpid(), false, &mine) < 0 || tns_kns_ino(root_pid, true, &children) < 0 || mine == children)
+                return;
+        supervisor_kns_pair(s, ns, root_pid, true);
+}
+
 void supervisor_kns_repair(struct tns_supervisor *s, pid_t tgid, struct tns_ns *ns) {
         uint64_t own, children;
 
@@ -179,6 +189,16 @@ int64_t supervisor_offset(struct listener *l, pid_t tid, struct tns_ns *ns, enum
         if (tns_ns_add(tns_ns_offset(ns, c), k[c], &v) < 0)
                 return tns_ns_offset(ns, c);
         return v;
+}
+
+bool tns_supervisor_ns_kernel(struct tns_supervisor *s, const struct tns_ns *ns, uint64_t *ret_ino,
+                              int64_t ret_offset[TNS_CLASS_MAX]) {
+        const struct tns_kns_cache *e = ns->kns_ino ? cache_find(s, ns->kns_ino) : NULL;
+
+        *ret_ino = ns->kns_ino;
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ret_offset[c] = e ? e->offset[c] : 0;
+        return e != NULL;
 }
 
 void supervisor_kns_init(struct tns_supervisor *s) {

@@ -949,6 +949,8 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
          * its own (linux.timeOffsets): the kernel's vDSO adds them, so our
          * syscalls must too. timensctl run's is fresh: nothing to add. */
         l->kernel_nested = root_pid > 0 && tns_kns_has_offsets(root_pid);
+        if (root_pid > 0)
+                supervisor_kns_pair_root(s, ns, root_pid);
         l->ns = tns_ns_ref(ns);
         l->next = s->listeners;
         s->listeners = l;

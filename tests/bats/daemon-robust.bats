@@ -342,7 +342,7 @@ PY
 @test "a nested namespace made inside by the kernel's unshare -T survives a new image: its clocks (ours plus the kernel's offsets), list shows it with its parent" {
         build_helpers clockloop
         requires_kernel_timens
-        local old
+        local old loop
         start_daemon
         bg "$TIMENSCTL" run --monotonic 1000 -- unshare -T --monotonic 100 \
                 "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1
@@ -350,6 +350,13 @@ PY
         assert_loop_live "$BATS_TEST_TMPDIR/loop" 1100
         run -0 tns list
         [[ "$output" == *unshare*" 1 "* ]] || fail "no nested namespace under 1: $output"
+        # show names the kernel's namespace its process is in, and adds
+        # the kernel's offsets to what it reads.
+        loop=$(pgrep -n -f "clockloop --interval-ms 50")
+        run -0 tns show 2
+        [[ "$output" == *"Parent: 1 (depth 1)"* ]] || fail "$output"
+        [[ "$output" == *"Kernel ns: $(readlink "/proc/$loop/ns/time") (its offsets, added: monotonic +1m40s"* ]] ||
+                fail "$output"
         old=$DAEMON_PID
         kill -USR2 "$old"
         wait_for_exit "$old"
