@@ -357,10 +357,13 @@ PY
         [[ "$output" == *"Parent: 1 (depth 1)"* ]] || fail "$output"
         [[ "$output" == *"Kernel ns: $(readlink "/proc/$loop/ns/time") (its offsets, added: monotonic +1m40s"* ]] ||
                 fail "$output"
-        old=$DAEMON_PID
+        old=$(pgrep -n -f "timensd --foreground.*--socket $SOCK")
         kill -USR2 "$old"
         wait_for_exit "$old"
+        # The new image, for teardown to stop.
+        # shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell with its teardown
         DAEMON_PID=$(pgrep -n -f "timensd --foreground.*--socket $SOCK")
+        # shellcheck disable=SC2031
         [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
         grep -q "Restored 2 namespaces, 1 listeners, 1 members" "$DAEMON_DIR/log" || fail "$(cat "$DAEMON_DIR/log")"
         # The kernel's part is still added to the syscalls the new image
