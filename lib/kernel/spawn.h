@@ -42,6 +42,12 @@ int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *
 #define TNS_SPAWN_NEWTIME 0x2U
 int tns_spawn_flags(const struct tns_filter *f, char *const argv[], unsigned flags, struct tns_child *ret,
                     enum tns_spawn_stage *ret_stage);
+/* The same, and with time_fd >= 0 (an fd of a kernel time namespace) the
+ * child enters that namespace (setns) instead of making one: the command
+ * of a namespace joined again shows the same /proc/PID/ns/time. Where it
+ * may not, it goes on as TNS_SPAWN_NEWTIME would have it. */
+int tns_spawn_flags_time(const struct tns_filter *f, char *const argv[], unsigned flags, int time_fd,
+                         struct tns_child *ret, enum tns_spawn_stage *ret_stage);
 /* Lets a child started with TNS_SPAWN_PRIVATE_PROC go on to its exec;
  * closes c->release_fd. Nothing for a child started without. */
 void tns_spawn_release(struct tns_child *c);
