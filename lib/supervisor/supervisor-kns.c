@@ -83,14 +83,21 @@ void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid,
         }
 }
 
+static int kns_lookup(struct tns_supervisor *s, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino);
+
 void supervisor_kns_pair_root(struct tns_supervisor *s, struct tns_ns *ns, pid_t root_pid) {
-        uint64_t mine, children;
+        int64_t off[TNS_CLASS_MAX];
+        uint64_t mine, children, own;
 
         /* Where its programs run (its children's, which its exec enters),
          * unless that is ours: the host's namespace names no one. */
         if (tns_kns_ino(getpid(), false, &mine) < 0 || tns_kns_ino(root_pid, true, &children) < 0 || mine == children)
                 return;
         supervisor_kns_pair(s, ns, root_pid, true);
+        /* Already in it (a container's init): its offsets are final, and
+         * show can tell them before any call. */
+        if (tns_kns_ino(root_pid, false, &own) >= 0 && own == children)
+                (void) kns_lookup(s, root_pid, off, NULL);
 }
 
 void supervisor_kns_repair(struct tns_supervisor *s, pid_t tgid, struct tns_ns *ns) {
@@ -134,23 +141,15 @@ static struct tns_kns_cache *cache_find(struct tns_supervisor *s, uint64_t ino) 
         return NULL;
 }
 
-int supervisor_kernel_offsets(struct listener *l, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino) {
-        struct tns_supervisor *s = l->s;
+/* The kernel offsets of tid's own kernel time namespace, from the cache
+ * or read (and cached: they cannot change once a process is in it). */
+static int kns_lookup(struct tns_supervisor *s, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino) {
         struct tns_kns_cache *e;
         int64_t off[TNS_CLASS_MAX] = {};
         struct stat st;
         uint64_t ino;
         int fd, r;
 
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
-                ret[c] = 0;
-        if (ret_ino)
-                *ret_ino = 0;
-        /* Until a process of this listener made or entered a kernel time
-         * namespace, all are in the one it started in, whose offsets are
-         * 0 (timensctl run) or the host's. */
-        if (!l->kernel_nested)
-                return 0;
         r = tns_kns_ino(tid, false, &ino);
         if (r < 0)
                 return r;
@@ -180,6 +179,19 @@ int supervisor_kernel_offsets(struct listener *l, pid_t tid, int64_t ret[TNS_CLA
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 ret[c] = e->offset[c];
         return 0;
+}
+
+int supervisor_kernel_offsets(struct listener *l, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ret[c] = 0;
+        if (ret_ino)
+                *ret_ino = 0;
+        /* Until a process of this listener made or entered a kernel time
+         * namespace, all are in the one it started in, whose offsets are
+         * 0 (timensctl run) or the host's. */
+        if (!l->kernel_nested)
+                return 0;
+        return kns_lookup(l->s, tid, ret, ret_ino);
 }
 
 int64_t supervisor_offset(struct listener *l, pid_t tid, struct tns_ns *ns, enum tns_clock_class c) {
