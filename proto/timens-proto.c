@@ -276,10 +276,7 @@ static int parse_name(json_object *v, struct tns_request *r, struct tns_proto_er
         const char *s;
 
         if (get_string(v, TNS_NS_NAME_MAX, &s) < 0 || !tns_ns_name_valid(s))
-                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                           "params.name: expected 1-%d characters of A-Z a-z 0-9 _ . : @ + -, "
-                                           "starting with a letter or digit, not all digits",
-                                           TNS_NS_NAME_MAX);
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "params.name: expected " TNS_NS_NAME_RULE);
         r->name = s;
         return 0;
 }

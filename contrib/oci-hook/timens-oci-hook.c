@@ -32,8 +32,8 @@
 #include "log.h"
 #include "oci.h"
 #include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
+#include "version.h"
 #define HOOK_CONNECT_TRIES 100 /* x 50 ms */
-#define HOOK_VERSION "0.1.0" /* timens's, as timensctl --version says it */
 
 static void hook_log_fn(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt,
                         va_list ap);
@@ -386,7 +386,7 @@ static int parse_args(int argc, char *argv[], struct hook *h) {
                 else if (c == 'h')
                         return help(), 0;
                 else if (c == 'V')
-                        return puts("timens-oci-hook " HOOK_VERSION), 0;
+                        return puts("timens-oci-hook " TNS_VERSION), 0;
                 else
                         return -EINVAL;
         }

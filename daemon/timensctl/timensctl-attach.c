@@ -102,12 +102,7 @@ static int check_args(const struct attach_args *a) {
         if (a->join && (a->name || offsets || a->grant))
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
                                      "--join takes the namespace as it is: no --name, offsets or --grant");
-        if (a->name && !tns_ns_name_valid(a->name))
-                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
-                                     "Invalid --name '%s': 1-%d characters of A-Z a-z 0-9 _ . : @ + -, starting "
-                                     "with a letter or digit, not all digits",
-                                     a->name, TNS_NS_NAME_MAX);
-        return 0;
+        return a->name ? ctl_check_name("--name", a->name) : 0;
 }
 
 static int print_result(json_object *res, const struct ctl_options *o) {

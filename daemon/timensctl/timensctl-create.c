@@ -48,11 +48,9 @@ int verb_create(int argc, char *argv[], struct ctl_options *o) {
         if (optind != argc - 1)
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "create takes one NAME"));
         req.name = argv[optind];
-        if (!tns_ns_name_valid(req.name))
-                return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
-                                              "Invalid name '%s': 1-%d characters of A-Z a-z 0-9 _ . : @ + -, "
-                                              "starting with a letter or digit, not all digits",
-                                              req.name, TNS_NS_NAME_MAX));
+        r = ctl_check_name("name", req.name);
+        if (r < 0)
+                return ctl_exit(r);
         r = ctl_offsets_to_request(&off, &req);
         if (r >= 0)
                 r = ctl_request(o, &req, &res);

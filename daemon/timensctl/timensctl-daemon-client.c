@@ -15,6 +15,7 @@
 
 #include "client.h"
 #include "clocks.h"
+#include "ns-model.h"
 #include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
 #include "timensctl.h"
 
@@ -308,4 +309,10 @@ int ctl_offset_option(int c, struct offset_args *a) {
 
 int ctl_bad_option(const char *verb) {
         return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Try 'timensctl %s --help' for the options.", verb);
+}
+
+int ctl_check_name(const char *what, const char *name) {
+        if (tns_ns_name_valid(name))
+                return 0;
+        return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Invalid %s '%s': " TNS_NS_NAME_RULE, what, name);
 }

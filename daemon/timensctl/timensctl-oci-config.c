@@ -88,12 +88,7 @@ static int check_args(struct oci_args *a) {
                 if (a->offsets.text[c] && canonical_text(c, a->offsets.text[c], a->text[c], sizeof(a->text[c])) < 0)
                         return tns_log_errno(&timensctl_log, LOG_ERR, ERANGE, "--%s '%s' cannot be written as a date",
                                              tns_class_name(c), a->offsets.text[c]);
-        if (a->name && !tns_ns_name_valid(a->name))
-                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
-                                     "Invalid --name '%s': 1-%d of A-Z a-z 0-9 _ . : @ + -, starting with a letter or "
-                                     "digit, not all digits",
-                                     a->name, TNS_NS_NAME_MAX);
-        return 0;
+        return a->name ? ctl_check_name("--name", a->name) : 0;
 }
 
 /* listenerMetadata: "realtime=...,monotonic=...,name=..." (lib/oci/oci.h). */

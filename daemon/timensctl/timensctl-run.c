@@ -77,11 +77,8 @@ static int check_args(const struct run_args *a) {
                                      "--join takes the namespace as it is: no --name, offsets, --grant or --shared");
         if (a->join && a->no_daemon)
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--join needs timensd: not with --no-daemon");
-        if (a->name && !tns_ns_name_valid(a->name))
-                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
-                                     "Invalid --name '%s': 1-%d characters of A-Z a-z 0-9 _ . : @ + -, starting "
-                                     "with a letter or digit, not all digits",
-                                     a->name, TNS_NS_NAME_MAX);
+        if (a->name && ctl_check_name("--name", a->name) < 0)
+                return -EINVAL;
         return 1;
 }
 

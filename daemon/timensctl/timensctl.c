@@ -7,6 +7,7 @@
 
 #include "timensctl.h"
 #include "util.h"
+#include "version.h"
 
 const struct tns_logger timensctl_log = {tns_log_stderr, (void *) "timensctl", LOG_INFO};
 
@@ -107,7 +108,7 @@ static int parse_global(int argc, char *argv[], struct ctl_options *o) {
                 if (c == 'h')
                         return help(), 0;
                 if (c == 'V')
-                        return puts("timensctl " TIMENS_VERSION), 0;
+                        return puts("timensctl " TNS_VERSION), 0;
                 fprintf(stderr, "Try 'timensctl --help'.\n");
                 return -EINVAL;
         }

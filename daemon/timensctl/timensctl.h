@@ -13,8 +13,6 @@
 #define EXIT_RUN_CANNOT_EXEC 126
 #define EXIT_RUN_NOT_FOUND 127
 
-#define TIMENS_VERSION "0.1.0"
-
 extern const struct tns_logger timensctl_log;
 
 /* Offsets as given on the command line, before they are made effective. */
@@ -64,6 +62,9 @@ int ctl_parse_common_only(int argc, char *argv[], struct ctl_options *o, const c
 int ctl_offset_option(int c, struct offset_args *a);
 /* Logs "try --help" for an option getopt refused; returns -EINVAL. */
 int ctl_bad_option(const char *verb);
+/* 0 if name is a namespace name, else logs "Invalid WHAT 'name'" with
+ * the rule (TNS_NS_NAME_RULE) and returns -EINVAL. */
+int ctl_check_name(const char *what, const char *name);
 
 typedef int (*ctl_verb_fn)(int argc, char *argv[], struct ctl_options *o);
 

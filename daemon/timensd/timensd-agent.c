@@ -18,12 +18,12 @@
 #include <inttypes.h>
 #include <string.h>
 #include <fcntl.h>
-#include <systemd/sd-daemon.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "clocks.h"
+#include "fd-pass.h"
 #include "oci.h"
 #include "pidfd-util.h"
 #include "proc-util.h"
@@ -302,23 +302,6 @@ out:
         tns_oci_state_done(&st);
 }
 
-static void take_fds(struct agent_conn *a, struct msghdr *mh) {
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-                int *fds = (int *) CMSG_DATA(cm);
-                size_t n;
-
-                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-                        continue;
-                n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                for (size_t i = 0; i < n; i++) {
-                        if (a->n_fds < AGENT_RECV_MAX_FDS)
-                                a->fds[a->n_fds++] = fds[i];
-                        else
-                                safe_close(fds[i]);
-                }
-        }
-}
-
 /* 1: the message is complete (served or refused), 0: more to come,
  * <0: the connection ends. */
 static int agent_read(struct agent_conn *a) {
@@ -340,7 +323,7 @@ static int agent_read(struct agent_conn *a) {
         n = recvmsg(a->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0)
                 return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
-        take_fds(a, &mh);
+        a->n_fds = tns_cmsg_take_fds(&mh, a->fds, a->n_fds, AGENT_RECV_MAX_FDS);
         if (n == 0) {
                 tns_log_full(&a->m->log, LOG_WARNING, 0, &(struct tns_log_ctx){.pid = a->peer.pid},
                              "A seccomp agent client hung up after %zu bytes, before a complete message", a->received);
@@ -425,7 +408,7 @@ static int on_agent_accept(sd_event_source *s, int fd, uint32_t revents, void *u
         struct manager *m = userdata;
 
         for (int i = 0; i < 16; i++) {
-                int cfd = accept4(m->agent_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                int cfd = accept4(m->agent.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
                 if (cfd < 0)
                         return 0;
@@ -441,41 +424,21 @@ static int on_agent_accept(sd_event_source *s, int fd, uint32_t revents, void *u
 }
 
 int agent_listen(struct manager *m, const char *path) {
-        int fd, r;
+        /* timensd-agent.socket's (FileDescriptorName=agent), or ours,
+         * root's alone. */
+        static const struct listen_socket_kind agent = {
+                .fd_names = {"agent", NULL},
+                .mode = 0600,
+                .what = "seccomp agent socket",
+                .description = "timensd-agent-socket",
+                .on_accept = on_agent_accept,
+        };
 
-        m->agent_path = strdup(path);
-        if (!m->agent_path)
-                return -ENOMEM;
-        /* timensd-agent.socket's (FileDescriptorName=agent), or ours. */
-        fd = fdstore_take(m, "agent");
-        if (fd >= 0 && (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0)) {
-                safe_close(fd);
-                return tns_log_errno(&m->log, LOG_ERR, EINVAL,
-                                     "The fd named 'agent' from systemd is not a listening Unix stream socket");
-        }
-        if (fd < 0) {
-                fd = server_bind(m, path, 0600);
-                m->agent_owned = fd >= 0;
-        }
-        if (fd == -EADDRINUSE)
-                return tns_log_errno(&m->log, LOG_ERR, fd, "Another timensd answers on %s already", path);
-        if (fd < 0)
-                return tns_log_errno(&m->log, LOG_ERR, fd, "Failed to listen on %s: %m", path);
-        m->agent_fd = fd;
-        r = sd_event_add_io(m->event, &m->agent_src, fd, EPOLLIN, on_agent_accept, m);
-        if (r < 0)
-                return tns_log_errno(&m->log, LOG_ERR, r, "Failed to watch the seccomp agent socket: %m");
-        (void) sd_event_source_set_description(m->agent_src, "timensd-agent-socket");
-        return 0;
+        return listen_socket_open(m, &m->agent, &agent, path);
 }
 
 void agent_done(struct manager *m) {
         while (m->agent_conns)
                 agent_conn_free(m->agent_conns);
-        m->agent_src = sd_event_source_disable_unref(m->agent_src);
-        if (m->agent_fd >= 0 && m->agent_path && m->agent_owned)
-                (void) unlink(m->agent_path);
-        m->agent_fd = safe_close(m->agent_fd);
-        free(m->agent_path);
-        m->agent_path = NULL;
+        listen_socket_close(&m->agent);
 }

@@ -253,10 +253,10 @@ int fdstore_restore(struct manager *m) {
         tns_supervisor_set_change_callback(m->supervisor, on_change, m);
         /* Sockets we bound ourselves (no socket unit): kept too, so that a
          * successor listens on them with no moment of ECONNREFUSED. */
-        if (m->socket_owned)
-                store_fd(m, "control", m->listen_fd);
-        if (m->agent_owned)
-                store_fd(m, "agent", m->agent_fd);
+        if (m->control.owned)
+                store_fd(m, "control", m->control.fd);
+        if (m->agent.owned)
+                store_fd(m, "agent", m->agent.fd);
         r = inflight_setup(m);
         if (r < 0)
                 tns_log_errno(
@@ -406,8 +406,8 @@ int fdstore_handoff(struct manager *m) {
         r = fdstore_save(m);
         if (r < 0)
                 return r;
-        add_fd("control", m->listen_fd, f);
-        add_fd("agent", m->agent_fd, f);
+        add_fd("control", m->control.fd, f);
+        add_fd("agent", m->agent.fd, f);
         add_fd("state", m->state_fd, f);
         add_fd("inflight", m->inflight_fd, f);
         tns_supervisor_foreach_fd(m->supervisor, add_fd, f);

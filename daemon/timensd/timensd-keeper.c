@@ -21,6 +21,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "fd-pass.h"
 #include "timensd.h"
 
 #define KEEPER_MAX_FDS 32768
@@ -181,7 +182,7 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
         struct msghdr mh = {
                 .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
         int fds[253];
-        size_t n_fds = 0;
+        unsigned n_fds;
         const struct ucred *cred = NULL;
         const char *fdname = NULL;
         ssize_t n;
@@ -190,15 +191,10 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
         if (n < 0)
                 return 0;
         text[n] = '\0';
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-                        size_t m = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-                        for (size_t i = 0; i < m && n_fds < ELEMENTSOF(fds); i++)
-                                memcpy(&fds[n_fds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+        n_fds = tns_cmsg_take_fds(&mh, fds, 0, ELEMENTSOF(fds));
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
                         cred = (const struct ucred *) CMSG_DATA(c);
-        }
         /* Only root (timensd) may store fds here. */
         if (cred && cred->uid == 0 && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
                 for (char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
@@ -219,7 +215,7 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         handle_line(k, l, fdname, fds, n_fds);
                 }
         }
-        for (size_t i = 0; i < n_fds; i++)
+        for (unsigned i = 0; i < n_fds; i++)
                 safe_close(fds[i]);
         return 0;
 }

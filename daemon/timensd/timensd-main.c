@@ -135,7 +135,7 @@ static int parse_args(int argc, char *argv[], struct args *a) {
                 if (c == 'h')
                         return help(), 0;
                 if (c == 'V')
-                        return printf("timensd " TIMENSD_VERSION "\n"), 0;
+                        return printf("timensd " TNS_VERSION "\n"), 0;
                 r = parse_one(c, a);
                 if (r < 0)
                         return r;

@@ -21,7 +21,7 @@
 
 struct op_ctx {
         struct manager *m;
-        struct connection *c;
+        struct request_wait *wait;
         struct peer *p;
         struct tns_request *req;
         int *fds;
@@ -196,7 +196,7 @@ static json_object *ns_json(struct op_ctx *x, struct tns_ns *ns, bool processes)
 static int op_hello(struct op_ctx *x) {
         struct tns_hello h = {
                 .server = "timensd",
-                .version = TIMENSD_VERSION,
+                .version = TNS_VERSION,
                 .protocol = TNS_PROTO_VERSION,
                 .access = x->p->access,
                 .max_request = TNS_PROTO_MAX_REQUEST,
@@ -681,12 +681,12 @@ static int op_wait(struct op_ctx *x) {
         if (r < 0)
                 return r;
         tns_registry_info(x->m->registry, ns, &info);
-        if (info.origin == TNS_ORIGIN_UNSHARE || info.origin == TNS_ORIGIN_DETACHED || !x->c)
+        if (info.origin == TNS_ORIGIN_UNSHARE || info.origin == TNS_ORIGIN_DETACHED || !x->wait)
                 return fail(x, TNS_ERR_UNSUPPORTED,
                             "wait works on namespaces made by create, import or run, over a connection");
-        r = connection_wait(x->c, x->req->id, ns->id, x->req->timeout_ms);
-        if (r < 0)
-                return fail_errno(x, r, "waiting");
+        /* The reply comes from whoever holds the wait (timensd-server.c). */
+        *x->wait = (struct request_wait){
+                .pending = true, .id = x->req->id, .ns = ns->id, .timeout_ms = x->req->timeout_ms};
         x->deferred = true;
         return 0;
 }
@@ -723,10 +723,10 @@ static int authorize(struct op_ctx *x) {
                     tns_op_name(x->req->op), x->m->group_name, (unsigned) p->uid);
 }
 
-int manager_handle_line(struct manager *m, struct connection *c, struct peer *p, const char *line, size_t len,
+int manager_handle_line(struct manager *m, struct request_wait *wait, struct peer *p, const char *line, size_t len,
                         int fds[TNS_PROTO_MAX_FDS], json_object **ret_reply) {
         struct tns_request req;
-        struct op_ctx x = {.m = m, .c = c, .p = p, .req = &req, .fds = fds};
+        struct op_ctx x = {.m = m, .wait = wait, .p = p, .req = &req, .fds = fds};
         int r;
 
         m->stats.requests++;

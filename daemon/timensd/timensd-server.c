@@ -6,14 +6,11 @@
  * idle timeout for connections that do not complete a request. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "fd-pass.h"
 #include "timensd.h"
 
 /* fds one recvmsg() may bring; more are closed by the kernel (MSG_CTRUNC). */
@@ -42,8 +39,8 @@ static void connection_free(struct connection *c) {
         free(c->out);
         free(c);
         /* A slot is free again: accept if we had stopped at EMFILE. */
-        if (m->accept_retry && m->listen_src)
-                (void) sd_event_source_set_enabled(m->listen_src, SD_EVENT_ON);
+        if (m->accept_retry && m->control.src)
+                (void) sd_event_source_set_enabled(m->control.src, SD_EVENT_ON);
 }
 
 static bool output_pending(const struct connection *c) {
@@ -51,7 +48,7 @@ static bool output_pending(const struct connection *c) {
 }
 
 static bool can_read(const struct connection *c) {
-        return !c->closing && !c->waiting && !output_pending(c) && c->in_len < TNS_PROTO_MAX_REQUEST;
+        return !c->closing && !c->wait.pending && !output_pending(c) && c->in_len < TNS_PROTO_MAX_REQUEST;
 }
 
 static int connection_arm(struct connection *c, uint64_t usec) {
@@ -132,11 +129,25 @@ static int reply_error_line(struct connection *c, int64_t id, enum tns_err code,
         return r < 0 ? r : connection_reply(c, reply);
 }
 
+/* The ops filled c->wait (op_wait): c waits, input paused, until
+ * manager_namespace_gone() or the timeout. */
+static int connection_wait(struct connection *c) {
+        char message[128];
+        int r;
+
+        r = connection_arm(c, (uint64_t) c->wait.timeout_ms * 1000);
+        if (r >= 0)
+                return 0;
+        c->wait.pending = false;
+        snprintf(message, sizeof(message), "waiting: %s", strerror(-r));
+        return reply_error_line(c, c->wait.id, TNS_ERR_INTERNAL, message);
+}
+
 static int handle_one(struct connection *c, const char *line, size_t len) {
         _cleanup_json_ json_object *reply = NULL;
         int r;
 
-        r = manager_handle_line(c->m, c, &c->peer, line, len, c->fds, &reply);
+        r = manager_handle_line(c->m, &c->wait, &c->peer, line, len, c->fds, &reply);
         /* fds not taken by the request they came with go now. */
         for (unsigned i = 0; i < TNS_PROTO_MAX_FDS; i++)
                 c->fds[i] = safe_close(c->fds[i]);
@@ -144,9 +155,9 @@ static int handle_one(struct connection *c, const char *line, size_t len) {
         if (r < 0)
                 return r;
         if (!reply)
-                return 0; /* a wait: the reply comes later */
+                return connection_wait(c); /* the reply comes later */
         r = connection_reply(c, reply);
-        if (r >= 0 && !c->waiting)
+        if (r >= 0 && !c->wait.pending)
                 r = connection_arm(c, c->m->idle_timeout_usec);
         return r;
 }
@@ -157,7 +168,7 @@ static int connection_process(struct connection *c) {
         size_t len;
         int r;
 
-        while (!c->waiting && !output_pending(c)) {
+        while (!c->wait.pending && !output_pending(c)) {
                 nl = memchr(c->in, '\n', c->in_len);
                 if (!nl) {
                         if (c->in_len < TNS_PROTO_MAX_REQUEST)
@@ -177,24 +188,6 @@ static int connection_process(struct connection *c) {
                         return r;
         }
         return 0;
-}
-
-static void take_fds(struct connection *c, struct msghdr *mh) {
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-                size_t n;
-                int *fds;
-
-                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-                        continue;
-                n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                fds = (int *) CMSG_DATA(cm);
-                for (size_t i = 0; i < n; i++) {
-                        if (c->n_fds < TNS_PROTO_MAX_FDS)
-                                c->fds[c->n_fds++] = fds[i];
-                        else
-                                safe_close(fds[i]);
-                }
-        }
 }
 
 /* After a line that was too long, drops bytes up to its newline. */
@@ -224,7 +217,7 @@ static int connection_read(struct connection *c) {
         n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0)
                 return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
-        take_fds(c, &mh);
+        c->n_fds = tns_cmsg_take_fds(&mh, c->fds, c->n_fds, TNS_PROTO_MAX_FDS);
         if (n == 0) {
                 c->closing = true; /* answer what came, then close */
                 return 0;
@@ -237,7 +230,7 @@ static int connection_read(struct connection *c) {
 }
 
 static bool connection_finished(const struct connection *c) {
-        return c->closing && !c->waiting && !output_pending(c);
+        return c->closing && !c->wait.pending && !output_pending(c);
 }
 
 static int connection_run(struct connection *c, uint32_t revents) {
@@ -256,7 +249,7 @@ static int connection_run(struct connection *c, uint32_t revents) {
         }
         /* The peer closed both ways: nobody is left to answer (a wait
          * would otherwise see EPOLLHUP at every turn of the loop). */
-        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && (c->closing || c->waiting))
+        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && (c->closing || c->wait.pending))
                 r = -ECONNRESET;
         if (r >= 0 && connection_finished(c))
                 r = -ECONNRESET;
@@ -271,36 +264,6 @@ static int on_connection_io(sd_event_source *s, int fd, uint32_t revents, void *
         if (c->dead || connection_run(c, revents) < 0)
                 connection_free(c);
         return 0;
-}
-
-static int on_connection_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct connection *c = userdata;
-        _cleanup_json_ json_object *reply = NULL;
-        struct tns_proto_error e;
-
-        if (c->dead || !c->waiting) {
-                /* Idle, or a request dribbled in too slowly (slow loris),
-                 * or a reply not read: the slot goes to someone else. */
-                tns_log_full(&c->m->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = c->peer.pid},
-                             "Closing a connection idle for %" PRIu64 " s", c->m->idle_timeout_usec / 1000000);
-                connection_free(c);
-                return 0;
-        }
-        tns_proto_error_set(&e, TNS_ERR_TIMEOUT, "namespace %" PRIu64 " is still there", c->wait_ns);
-        c->m->stats.errors++;
-        if (tns_reply_error(c->wait_id, &e, &reply) < 0) {
-                connection_free(c);
-                return 0;
-        }
-        connection_wait_done(c, reply);
-        return 0;
-}
-
-int connection_wait(struct connection *c, int64_t req_id, uint64_t ns, uint32_t timeout_ms) {
-        c->waiting = true;
-        c->wait_id = req_id;
-        c->wait_ns = ns;
-        return connection_arm(c, (uint64_t) timeout_ms * 1000);
 }
 
 /* Frees happen only at the top of the loop (a connection's own handlers,
@@ -333,10 +296,10 @@ static void schedule_sweep(struct manager *m) {
                 (void) sd_event_source_set_enabled(m->sweep, SD_EVENT_ONESHOT);
 }
 
-void connection_wait_done(struct connection *c, json_object *reply) {
+static void connection_wait_done(struct connection *c, json_object *reply) {
         int r;
 
-        c->waiting = false;
+        c->wait.pending = false;
         r = connection_reply(c, reply);
         if (r >= 0)
                 r = connection_arm(c, c->m->idle_timeout_usec);
@@ -347,6 +310,29 @@ void connection_wait_done(struct connection *c, json_object *reply) {
         schedule_sweep(c->m);
 }
 
+static int on_connection_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct connection *c = userdata;
+        _cleanup_json_ json_object *reply = NULL;
+        struct tns_proto_error e;
+
+        if (c->dead || !c->wait.pending) {
+                /* Idle, or a request dribbled in too slowly (slow loris),
+                 * or a reply not read: the slot goes to someone else. */
+                tns_log_full(&c->m->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = c->peer.pid},
+                             "Closing a connection idle for %" PRIu64 " s", c->m->idle_timeout_usec / 1000000);
+                connection_free(c);
+                return 0;
+        }
+        tns_proto_error_set(&e, TNS_ERR_TIMEOUT, "namespace %" PRIu64 " is still there", c->wait.ns);
+        c->m->stats.errors++;
+        if (tns_reply_error(c->wait.id, &e, &reply) < 0) {
+                connection_free(c);
+                return 0;
+        }
+        connection_wait_done(c, reply);
+        return 0;
+}
+
 void manager_namespace_gone(struct manager *m, uint64_t id) {
         struct connection *c, *next;
 
@@ -354,11 +340,11 @@ void manager_namespace_gone(struct manager *m, uint64_t id) {
                 _cleanup_json_ json_object *result = NULL, *reply = NULL;
 
                 next = c->next;
-                if (c->dead || !c->waiting || c->wait_ns != id)
+                if (c->dead || !c->wait.pending || c->wait.ns != id)
                         continue;
                 result = json_object_new_object();
                 if (!result || json_object_object_add(result, "gone", json_object_new_boolean(1)) < 0 ||
-                    tns_reply_result(c->wait_id, TAKE_PTR(result), &reply) < 0) {
+                    tns_reply_result(c->wait.id, TAKE_PTR(result), &reply) < 0) {
                         c->dead = true;
                         schedule_sweep(m);
                         continue;
@@ -463,14 +449,14 @@ static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
 
         m->accept_retry = sd_event_source_disable_unref(m->accept_retry);
-        return sd_event_source_set_enabled(m->listen_src, SD_EVENT_ON);
+        return sd_event_source_set_enabled(m->control.src, SD_EVENT_ON);
 }
 
 /* Out of fds: stop accepting for a while instead of spinning on a
  * listening socket that stays readable. */
 static void pause_accepting(struct manager *m, int error) {
         tns_log_errno(&m->log, LOG_WARNING, error, "Failed to accept a connection, pausing for 1 s: %m");
-        (void) sd_event_source_set_enabled(m->listen_src, SD_EVENT_OFF);
+        (void) sd_event_source_set_enabled(m->control.src, SD_EVENT_OFF);
         if (!m->accept_retry && sd_event_add_time_relative(m->event, &m->accept_retry, CLOCK_MONOTONIC,
                                                            ACCEPT_RETRY_USEC, 0, on_accept_retry, m) >= 0)
                 (void) sd_event_source_set_description(m->accept_retry, "timensd-accept-retry");
@@ -481,7 +467,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         int cfd, r;
 
         for (int i = 0; i < ACCEPT_BATCH; i++) {
-                cfd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                cfd = accept4(m->control.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (cfd < 0) {
                         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
                                 pause_accepting(m, errno);
@@ -503,112 +489,21 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-/* The socket's directory: 0750 root:GROUP if the group exists, else 0700;
- * created if missing, left alone if it exists (the admin's choice). */
-static int prepare_directory(struct manager *m, const char *path) {
-        _cleanup_free_ char *copy = strdup(path);
-        mode_t mode = m->have_group ? 0750 : 0700;
-        const char *dir;
-
-        if (!copy)
-                return -ENOMEM;
-        dir = dirname(copy);
-        if (mkdir(dir, mode) < 0)
-                return errno == EEXIST ? 0 : negative_errno();
-        if (m->have_group && chown(dir, 0, m->group) < 0)
-                return negative_errno();
-        return RET_NERRNO(chmod(dir, mode));
-}
-
-/* Another daemon answering on path keeps it; a stale socket goes. */
-static int remove_stale(const struct sockaddr_un *sa) {
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct stat st;
-
-        if (lstat(sa->sun_path, &st) < 0)
-                return errno == ENOENT ? 0 : negative_errno();
-        if (!S_ISSOCK(st.st_mode))
-                return -EEXIST;
-        if (fd < 0)
-                return negative_errno();
-        if (connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) == 0)
-                return -EADDRINUSE;
-        return RET_NERRNO(unlink(sa->sun_path));
-}
-
-int server_bind(struct manager *m, const char *path, mode_t mode) {
-        struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        _cleanup_close_ int fd = -EBADF;
-        int r;
-
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        strcpy(sa.sun_path, path);
-        r = prepare_directory(m, path);
-        if (r >= 0)
-                r = remove_stale(&sa);
-        if (r < 0)
-                return r;
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-                return negative_errno();
-        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                return negative_errno();
-        /* The mode the units give (timensd.socket, timensd-agent.socket):
-         * the control socket is open to all, what a peer may do is
-         * decided by its credentials; the agent socket is root's. */
-        if (chmod(path, mode) < 0 || listen(fd, TIMENSD_BACKLOG) < 0) {
-                r = negative_errno();
-                (void) unlink(path);
-                return r;
-        }
-        return TAKE_FD(fd);
-}
-
-/* timensd.socket hands us the socket already bound (socket activation),
- * named "control" (FileDescriptorName=), or a predecessor handed it over. */
-static int activated_socket(struct manager *m) {
-        int fd = fdstore_take(m, "control");
-
-        if (fd == -ENOENT)
-                fd = fdstore_take(m, "timensd.socket"); /* a unit without FileDescriptorName= */
-        if (fd < 0)
-                return fd;
-        if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-                safe_close(fd);
-                return -EINVAL;
-        }
-        if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
-                safe_close(fd);
-                return negative_errno();
-        }
-        return fd;
-}
-
 int server_listen(struct manager *m, const char *path) {
-        int fd, r;
+        /* timensd.socket hands us the socket already bound (socket
+         * activation), named "control" (FileDescriptorName=), or
+         * "timensd.socket" by a unit without that line; or a predecessor
+         * handed it over. The mode: open to all, what a peer may do is
+         * decided by its credentials. */
+        static const struct listen_socket_kind control = {
+                .fd_names = {"control", "timensd.socket", NULL},
+                .mode = 0666,
+                .what = "control socket",
+                .description = "timensd-control-socket",
+                .on_accept = on_accept,
+        };
 
-        m->socket_path = strdup(path);
-        if (!m->socket_path)
-                return -ENOMEM;
-        fd = activated_socket(m);
-        if (fd == -EINVAL)
-                return tns_log_errno(&m->log, LOG_ERR, EINVAL,
-                                     "The fd named 'control' from systemd is not a listening Unix stream socket");
-        if (fd < 0) {
-                fd = server_bind(m, path, 0666);
-                m->socket_owned = fd >= 0;
-        }
-        if (fd == -EADDRINUSE)
-                return tns_log_errno(&m->log, LOG_ERR, fd, "Another timensd answers on %s already", path);
-        if (fd < 0)
-                return tns_log_errno(&m->log, LOG_ERR, fd, "Failed to listen on %s: %m", path);
-        m->listen_fd = fd;
-        r = sd_event_add_io(m->event, &m->listen_src, fd, EPOLLIN, on_accept, m);
-        if (r < 0)
-                return tns_log_errno(&m->log, LOG_ERR, r, "Failed to watch the control socket: %m");
-        (void) sd_event_source_set_description(m->listen_src, "timensd-control-socket");
-        return 0;
+        return listen_socket_open(m, &m->control, &control, path);
 }
 
 void server_done(struct manager *m) {
@@ -616,9 +511,5 @@ void server_done(struct manager *m) {
                 connection_free(m->connections);
         m->accept_retry = sd_event_source_disable_unref(m->accept_retry);
         m->sweep = sd_event_source_disable_unref(m->sweep);
-        m->listen_src = sd_event_source_disable_unref(m->listen_src);
-        m->listen_fd = safe_close(m->listen_fd);
-        if (m->socket_owned && m->socket_path)
-                (void) unlink(m->socket_path);
-        m->socket_owned = false;
+        listen_socket_close(&m->control);
 }

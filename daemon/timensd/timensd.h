@@ -13,8 +13,8 @@
 #include "log.h"
 #include "registry.h"
 #include "timens-proto.h"
+#include "version.h"
 
-#define TIMENSD_VERSION "0.1.0"
 #define TIMENSD_DEFAULT_GROUP "timens"
 #define TIMENSD_DEFAULT_MAX_CONNECTIONS 256
 #define TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC 60
@@ -42,6 +42,16 @@ struct peer {
         bool filtered; /* under a seccomp filter, in no namespace: read at most */
 };
 
+/* A wait request (op_wait) the ops fill and the server (timensd-server.c)
+ * owns: the connection holds its input until namespace ns is gone
+ * (manager_namespace_gone) or timeout_ms passed, then replies to id. */
+struct request_wait {
+        bool pending;
+        int64_t id;
+        uint64_t ns;
+        uint32_t timeout_ms;
+};
+
 struct connection {
         struct manager *m;
         int fd;
@@ -54,13 +64,30 @@ struct connection {
         unsigned n_fds;
         char *out;
         size_t out_len, out_pos;
-        bool waiting; /* a wait request is pending: input is not read */
-        int64_t wait_id;
-        uint64_t wait_ns;
+        struct request_wait wait; /* pending: input is not read */
         bool closing; /* the peer shut down: close once answered */
         bool kick; /* process buffered lines at the next sweep */
         bool dead; /* free at the next sweep */
         struct connection *next, **pprev;
+};
+
+/* A listening Unix socket of timensd: the control socket or the seccomp
+ * agent's (timensd-manager.c sets both up the same way). */
+struct listen_socket {
+        char *path;
+        int fd;
+        bool owned; /* we bound it: unlinked at exit, kept in the fd store */
+        sd_event_source *src;
+};
+#define LISTEN_SOCKET_NULL ((struct listen_socket){.fd = -EBADF})
+
+/* How one kind of listening socket is found and made. */
+struct listen_socket_kind {
+        const char *fd_names[3]; /* what systemd or a predecessor passes it as, NULL-ended */
+        mode_t mode; /* when we bind it ourselves */
+        const char *what; /* for messages: "control socket" */
+        const char *description; /* of its event source */
+        sd_event_io_handler_t on_accept;
 };
 
 struct manager {
@@ -69,11 +96,9 @@ struct manager {
         struct tns_supervisor *supervisor;
         struct tns_registry *registry;
 
-        /* The control socket. */
-        char *socket_path;
-        bool socket_owned; /* we bound it, so we unlink it at exit */
-        int listen_fd;
-        sd_event_source *listen_src, *accept_retry, *sweep;
+        /* The control socket (timensd-server.c). */
+        struct listen_socket control;
+        sd_event_source *accept_retry, *sweep;
         struct connection *connections;
         unsigned n_connections;
 
@@ -84,14 +109,10 @@ struct manager {
         gid_t group;
         bool have_group;
 
-        /* The OCI seccomp agent socket (timensd-agent.c); NULL: off. */
-        char *agent_path;
-        int agent_fd;
-        sd_event_source *agent_src;
+        /* The OCI seccomp agent socket (timensd-agent.c); path NULL: off. */
+        struct listen_socket agent;
         struct agent_conn *agent_conns;
         unsigned n_agent_conns;
-
-        bool agent_owned; /* we bound it, so we unlink it at exit */
 
         /* Restarts (timensd-fdstore.c): fds handed to us in LISTEN_FDS,
          * the state memfd, and how to start our successor. */
@@ -117,6 +138,14 @@ struct manager {
 int manager_new(sd_event *event, const struct tns_logger *log, struct manager **ret);
 struct manager *manager_free(struct manager *m);
 void manager_reload(struct manager *m);
+/* The socket passed under one of kind's names (checked: a listening Unix
+ * stream socket), else one bound at path (its directory prepared, a stale
+ * socket replaced; -EADDRINUSE if a daemon answers there); then watched
+ * with kind->on_accept. Errors are logged. */
+int listen_socket_open(struct manager *m, struct listen_socket *ls, const struct listen_socket_kind *kind,
+                       const char *path);
+/* Stops watching, closes, and unlinks the path if we bound it. */
+void listen_socket_close(struct listen_socket *ls);
 
 /* timensd-log.c: the logger callback; userdata is a struct log_target. */
 struct log_target {
@@ -143,12 +172,11 @@ int peer_check_mount_ns(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_
 int peer_may_join(struct manager *m, uid_t uid, struct tns_ns *ns, char err[PEER_ERR_MAX]);
 
 /* timensd-ops.c: one request line in, one reply out — or none yet
- * (*ret_reply NULL) when c now waits for an event. fds received with the
- * line may be taken (set to -EBADF). c may be NULL (the fuzz target). */
-int manager_handle_line(struct manager *m, struct connection *c, struct peer *p, const char *line, size_t len,
+ * (*ret_reply NULL) when a wait request filled *wait (pending) and the
+ * caller now holds it. fds received with the line may be taken (set to
+ * -EBADF). wait may be NULL: no connection to hold, wait is refused. */
+int manager_handle_line(struct manager *m, struct request_wait *wait, struct peer *p, const char *line, size_t len,
                         int fds[TNS_PROTO_MAX_FDS], json_object **ret_reply);
-/* Called when a held namespace is gone: finishes the waits on it. */
-void manager_namespace_gone(struct manager *m, uint64_t id);
 
 /* timensd-agent.c: the OCI seccomp agent (runtime-spec config-linux.md,
  * listenerPath): runtimes connect, send the container state and the
@@ -195,12 +223,8 @@ int keeper_run(const char *exe, char *const argv[], int ready_fd, const struct t
 
 /* timensd-server.c */
 int server_listen(struct manager *m, const char *path);
-/* A listening Unix socket bound at path (its directory prepared, a stale
- * socket replaced), with mode; -EADDRINUSE if a daemon answers there. */
-int server_bind(struct manager *m, const char *path, mode_t mode);
 void server_done(struct manager *m);
 /* Queues a reply on c and sends what the socket takes now. */
 int connection_reply(struct connection *c, json_object *reply);
-/* c waits (input paused) until manager_namespace_gone(ns) or timeout. */
-int connection_wait(struct connection *c, int64_t req_id, uint64_t ns, uint32_t timeout_ms);
-void connection_wait_done(struct connection *c, json_object *reply);
+/* Called when a held namespace is gone: finishes the waits on it. */
+void manager_namespace_gone(struct manager *m, uint64_t id);

@@ -13,8 +13,11 @@
 #include "syscall-table.h"
 
 /* Names: 1..TNS_NS_NAME_MAX characters of [A-Za-z0-9_.:@+-], starting
- * with a letter or digit, not all digits (a number names an id). */
+ * with a letter or digit, not all digits (a number names an id).
+ * TNS_NS_NAME_RULE says so in every message that refuses a name. */
 #define TNS_NS_NAME_MAX 128
+#define TNS_NS_NAME_RULE "1-128 characters of A-Z a-z 0-9 _ . : @ + -, starting with a letter or digit, not all digits"
+_Static_assert(TNS_NS_NAME_MAX == 128, "TNS_NS_NAME_RULE names the limit");
 
 bool tns_ns_name_valid(const char *name);
 

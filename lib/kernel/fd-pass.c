@@ -40,3 +40,24 @@ int tns_recv_fd(int sock) {
         memcpy(&fd, CMSG_DATA(c), sizeof(int));
         return fd;
 }
+
+unsigned tns_cmsg_take_fds(struct msghdr *mh, int fds[], unsigned n, unsigned max) {
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+                size_t k;
+
+                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+                        continue;
+                k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < k; i++) {
+                        int fd;
+
+                        /* CMSG_DATA need not be aligned for an int. */
+                        memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+                        if (n < max)
+                                fds[n++] = fd;
+                        else
+                                safe_close(fd);
+                }
+        }
+        return n;
+}

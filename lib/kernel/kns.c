@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kns.h"
+#include "proc-util.h"
 #include "procfs-text.h"
 #include "util.h"
 
@@ -42,17 +43,13 @@ int tns_kns_open(pid_t tid, bool for_children) {
         return fd;
 }
 
-static int read_offsets_file(int dirfd, const char *path, int64_t ret[3]) {
-        _cleanup_close_ int fd = -EBADF;
+static int read_offsets_file(const char *path, int64_t ret[3]) {
         char buf[256];
         ssize_t n;
 
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        n = read(fd, buf, sizeof(buf));
+        n = tns_read_text(path, buf, sizeof(buf));
         if (n < 0)
-                return negative_errno();
+                return (int) n;
         return tns_timens_offsets_parse(buf, (size_t) n, ret);
 }
 
@@ -74,7 +71,7 @@ static int offsets_by_helper(int nsfd, int64_t ret[3]) {
         }
         if (pid == 0) {
                 r = setns(nsfd, CLONE_NEWTIME) < 0 ? negative_errno()
-                                                   : read_offsets_file(AT_FDCWD, "/proc/self/timens_offsets", v);
+                                                   : read_offsets_file("/proc/self/timens_offsets", v);
                 (void) !write(p[1], &r, sizeof(r));
                 (void) !write(p[1], v, sizeof(v));
                 _exit(0);
@@ -106,7 +103,7 @@ int tns_kns_offsets(pid_t tid, int nsfd, int64_t ret[3]) {
                 return r;
         if (children == (uint64_t) own.st_ino) {
                 snprintf(path, sizeof(path), "/proc/%d/timens_offsets", tid);
-                r = read_offsets_file(AT_FDCWD, path, ret);
+                r = read_offsets_file(path, ret);
                 /* The task may have unshared between the two looks: then
                  * the file shows another namespace; the helper is exact. */
                 if (r == 0 && tns_kns_ino(tid, true, &children) == 0 && children == (uint64_t) own.st_ino)
@@ -120,5 +117,5 @@ bool tns_kns_has_offsets(pid_t tid) {
         char path[64];
 
         snprintf(path, sizeof(path), "/proc/%d/timens_offsets", tid);
-        return read_offsets_file(AT_FDCWD, path, off) >= 0 && (off[0] != 0 || off[1] != 0);
+        return read_offsets_file(path, off) >= 0 && (off[0] != 0 || off[1] != 0);
 }

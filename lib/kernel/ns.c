@@ -15,10 +15,10 @@
 static int memfd_new(size_t size) {
         /* MFD_EXEC (6.3): the image is mapped executable; older kernels
          * do not know the flag and need none. */
-        int fd = memfd_create("timens-vdso", MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x0010U);
+        int fd = memfd_create(TNS_NS_FILE_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x0010U);
 
         if (fd < 0 && errno == EINVAL)
-                fd = memfd_create("timens-vdso", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+                fd = memfd_create(TNS_NS_FILE_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd < 0)
                 return negative_errno();
         /* As the store's files: no write bits for anyone who reopens it
@@ -170,7 +170,8 @@ static bool is_our_memfd(int fd) {
         char path[64], target[64] = "";
 
         snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-        return readlink(path, target, sizeof(target) - 1) > 0 && strncmp(target, "/memfd:timens-vdso", 18) == 0;
+        return readlink(path, target, sizeof(target) - 1) > 0 &&
+               strncmp(target, TNS_NS_MEMFD_LINK, strlen(TNS_NS_MEMFD_LINK)) == 0;
 }
 
 /* How often a restarted supervisor tries to read a page it adopts before

@@ -18,7 +18,7 @@
 #include "page-store.h"
 #include "util.h"
 
-#define FILE_FMT "timens-vdso.%" PRIu64
+#define FILE_FMT TNS_NS_FILE_NAME ".%" PRIu64
 
 /* Any directory the child can mount over: in its private mount namespace
  * nothing it mounts is seen by anyone else, and the namespace dies with

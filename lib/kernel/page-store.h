@@ -36,6 +36,12 @@ struct tns_page_store {
         dev_t dev; /* the tmpfs's st_dev */
 };
 
+/* What a namespace's file is called, a file of the store
+ * ("TNS_NS_FILE_NAME.ID") or a memfd without one, whose /proc link reads
+ * TNS_NS_MEMFD_LINK: what /proc/PID/maps shows, and what tests look for. */
+#define TNS_NS_FILE_NAME "timens-vdso"
+#define TNS_NS_MEMFD_LINK "/memfd:" TNS_NS_FILE_NAME
+
 #define TNS_PAGE_STORE_NULL ((struct tns_page_store){.rw_dir = -EBADF, .ro_dir = -EBADF})
 
 /* A new store. -EPERM (or another -errno) where the caller may not make

@@ -12,18 +12,35 @@
 #include "proc-util.h"
 #include "util.h"
 
-static int read_file(const char *path, char *buf, size_t size) {
+ssize_t tns_read_text(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -EBADF;
-        ssize_t n;
+        size_t n = 0;
 
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-                return errno == ENOENT ? -ESRCH : negative_errno();
-        n = read(fd, buf, size - 1);
-        if (n < 0)
-                return errno == ESRCH ? -ESRCH : negative_errno();
+                return negative_errno();
+        while (n < size - 1) {
+                ssize_t k = read(fd, buf + n, size - 1 - n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
         buf[n] = 0;
-        return 0;
+        return (ssize_t) n;
+}
+
+/* A file of a process: gone (-ESRCH) once its directory is. */
+static int read_file(const char *path, char *buf, size_t size) {
+        ssize_t n = tns_read_text(path, buf, size);
+
+        if (n == -ENOENT)
+                return -ESRCH;
+        return n < 0 ? (int) n : 0;
 }
 
 int tns_proc_status_parse(const char *text, struct tns_proc_status *ret) {

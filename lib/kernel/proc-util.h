@@ -5,6 +5,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The text of a small file (/proc, /sys) in buf, NUL-terminated: at most
+ * size - 1 bytes, a longer file is cut there (a caller that must know
+ * compares the length with size - 1). The length, or -errno. The one
+ * reader of such files: interrupted reads are resumed here. */
+ssize_t tns_read_text(const char *path, char *buf, size_t size);
+
 struct tns_proc_status {
         pid_t tgid;
         pid_t ppid;

@@ -142,10 +142,8 @@ static int set_key(struct tns_oci_request *req, const char *key, size_t key_len,
 
         if (key_len == 4 && strncmp(key, "name", 4) == 0) {
                 if (!tns_ns_name_valid(value))
-                        return fail(err, -EINVAL,
-                                    "%s: '%s' is not a namespace name (1-%d of A-Z a-z 0-9 _ . : @ + -, starting "
-                                    "with a letter or digit, not all digits)",
-                                    where, value, TNS_NS_NAME_MAX);
+                        return fail(err, -EINVAL, "%s: '%s' is not a namespace name (" TNS_NS_NAME_RULE ")", where,
+                                    value);
                 snprintf(req->name, sizeof(req->name), "%s", value);
                 return 0;
         }

@@ -239,6 +239,13 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
 
                 r = mem_write(mem, slot, &image, sizeof(image));
         }
+        /* Killed between the check above and the writes (its mm gone:
+         * -EIO): a program that died on its own is no failure to show. */
+        if (r < 0 && r != -EBADMSG && seccomp_notify_id_valid(l->fd, req->id) < 0) {
+                tns_log_full(&l->s->log, LOG_DEBUG, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                             "The program exited during its vDSO injection: %m");
+                return -ESRCH;
+        }
         if (r < 0) {
                 /* No image: no vDSO at all, the syscall path. */
                 (void) mem_write(mem, slot, &zero, sizeof(zero));
@@ -378,7 +385,7 @@ static bool traced_by_us(pid_t tgid);
  * not in one was killed (SIGKILL wakes a traced task, ptrace(2)), and a
  * traced process that dies stays a zombie its parent cannot reap until its
  * tracer has (the kernel's wait_task_zombie()). So it stays on the list,
- * released, until scan_execs() reaps its exit, or detaches it at the stop
+ * released, until supervisor_exec_on_sigchld() reaps its exit, or detaches it at the stop
  * it reports instead: never a task left traced with nobody waiting. */
 static void release(struct exec_trace *t) {
         int status, sig;
@@ -395,7 +402,7 @@ static void release(struct exec_trace *t) {
                         return trace_free(t);
         }
         /* Reaped now, or not ours any more (a thread that exec'd took the
-         * leader's id: scan_execs() follows that while we trace it). */
+         * leader's id: supervisor_exec_on_sigchld() follows that while we trace it). */
         if (r > 0 || (r < 0 && !traced_by_us(t->tgid)))
                 trace_free(t);
 }
@@ -525,18 +532,16 @@ static bool traced_by_us(pid_t tgid) {
         return tracer == getpid();
 }
 
-static void scan_execs(struct tns_supervisor *s);
-
 static int on_rescan(sd_event_source *src, uint64_t usec, void *userdata) {
         struct tns_supervisor *s = userdata;
 
         s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
-        scan_execs(s);
+        supervisor_exec_on_sigchld(s);
         return 0;
 }
 
 /* Signals coalesce: look at every exec in flight. */
-static void scan_execs(struct tns_supervisor *s) {
+void supervisor_exec_on_sigchld(struct tns_supervisor *s) {
         bool unsure = false;
 
         for (struct exec_trace *t = s->execs, *next; t; t = next) {
@@ -565,26 +570,6 @@ static void scan_execs(struct tns_supervisor *s) {
         }
         if (unsure && !s->exec_rescan)
                 (void) sd_event_add_time_relative(s->event, &s->exec_rescan, CLOCK_MONOTONIC, 2000, 0, on_rescan, s);
-}
-
-static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata) {
-        struct tns_supervisor *s = userdata;
-
-        scan_execs(s);
-        supervisor_wait_on_sigchld(s);
-        return 0;
-}
-
-int supervisor_ensure_sigchld(struct tns_supervisor *s) {
-        int r;
-
-        if (s->sigchld)
-                return 0;
-        r = sd_event_add_signal(s->event, &s->sigchld, SIGCHLD, on_sigchld, s);
-        if (r < 0)
-                return r;
-        (void) sd_event_source_set_description(s->sigchld, "timens-exec-sigchld");
-        return 0;
 }
 
 static int add_memfd(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
@@ -764,7 +749,6 @@ void supervisor_exec_done(struct tns_supervisor *s) {
                 (void) ptrace(PTRACE_DETACH, s->execs->tid, 0, 0);
                 trace_free(s->execs);
         }
-        s->sigchld = sd_event_source_disable_unref(s->sigchld);
         s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
 }
 

@@ -227,6 +227,8 @@ void supervisor_link_ns(struct tns_supervisor *s, struct tns_ns *ns);
  * function then lets the syscall continue. <0: no injection this time. */
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 void supervisor_exec_done(struct tns_supervisor *s);
+/* A SIGCHLD came: every exec trace in flight looks at its stops. */
+void supervisor_exec_on_sigchld(struct tns_supervisor *s);
 /* The exec tail's marker call (inject.h): the reply. */
 int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req);
 /* The caller of req, which moved to ns, maps ns's offsets page where it
@@ -244,7 +246,8 @@ int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, s
 bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req);
 
 /* The one SIGCHLD source of the engine (ptrace stops of exec and wait
- * traces): supervisor-exec.c owns it and calls supervisor_wait_on_sigchld. */
+ * traces), owned by supervisor.c: it calls supervisor_exec_on_sigchld and
+ * then supervisor_wait_on_sigchld. Exec and wait traces only ensure it. */
 int supervisor_ensure_sigchld(struct tns_supervisor *s);
 
 /* supervisor-wait.c: absolute waits. The reply for a call of a wait

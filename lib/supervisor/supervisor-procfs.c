@@ -14,7 +14,7 @@
  * through the supervisor) or fanotify FAN_OPEN_PERM over a bind-mounted
  * file (one content per mount namespace, so nested namespaces could not
  * differ, and a reader that keeps the fd and lseeks back, as procps does,
- * would see the value of its open forever): see docs/ARCHITECTURE.md and
+ * would see the value of its open forever): see docs/design/procfs.md and
  * tests/bench/bench-procfs.c for the figures.
  *
  * The LXCFS trap (a dead server gives ENOTCONN to every reader) is avoided
@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 
 #include "fd-pass.h"
+#include "proc-util.h"
 #include "procfs-text.h"
 #include "supervisor-internal.h"
 #include "time-util.h"
@@ -139,27 +140,11 @@ int64_t supervisor_sysinfo(struct listener *l, const struct seccomp_notif *req, 
 
 /* ---------------------------------------------------------------- contents */
 
+/* A host file whole, or -EFBIG: a cut text would be a wrong one. */
 static ssize_t read_host(const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        size_t n = 0;
+        ssize_t n = tns_read_text(path, buf, size);
 
-        if (fd < 0)
-                return negative_errno();
-        while (n < size - 1) {
-                ssize_t k = read(fd, buf + n, size - 1 - n);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return negative_errno();
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        if (n == size - 1)
-                return -EFBIG;
-        buf[n] = '\0';
-        return (ssize_t) n;
+        return n == (ssize_t) size - 1 ? -EFBIG : n;
 }
 
 static ssize_t make_uptime(const int64_t off[TNS_CLASS_MAX], char **ret) {

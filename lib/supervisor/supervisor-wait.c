@@ -116,25 +116,6 @@ static int read_target(struct listener *l, const struct seccomp_notif *req, uint
         return n == (ssize_t) len ? 0 : -EFAULT;
 }
 
-static int read_text(const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        size_t n = 0;
-
-        if (fd < 0)
-                return negative_errno();
-        while (n < size - 1) {
-                ssize_t k = read(fd, buf + n, size - 1 - n);
-
-                if (k < 0)
-                        return negative_errno();
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        buf[n] = 0;
-        return 0;
-}
-
 /* The clock of the caller's POSIX timer: not an argument, so from
  * /proc/PID/timers (the caller's thread group's timers). */
 static int timer_clock(pid_t tid, int id, clockid_t *ret) {
@@ -145,7 +126,7 @@ static int timer_clock(pid_t tid, int id, clockid_t *ret) {
         if (!buf)
                 return -ENOMEM;
         snprintf(path, sizeof(path), "/proc/%d/timers", tid);
-        r = read_text(path, buf, PROC_TEXT_MAX);
+        r = (int) tns_read_text(path, buf, PROC_TEXT_MAX);
         return r < 0 ? r : tns_parse_proc_timers(buf, id, ret);
 }
 
@@ -154,7 +135,7 @@ static int fd_timer_clock(int fd, clockid_t *ret) {
         int r;
 
         snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-        r = read_text(path, buf, sizeof(buf));
+        r = (int) tns_read_text(path, buf, sizeof(buf));
         return r < 0 ? r : tns_parse_timerfd_fdinfo(buf, ret);
 }
 
@@ -584,7 +565,7 @@ static void on_stop(struct wait_trace *w, int status) {
 
 /* A thread that exec'd from another thread took the thread group's id
  * (de_thread): if we held the old leader, its id is now that of a new
- * program, which the exec trace owns (supervisor-exec.c ran first). */
+ * program, which the exec trace owns (on_sigchld in supervisor.c ran the exec traces first). */
 static bool taken_by_exec(const struct tns_supervisor *s, pid_t tid) {
         for (const struct exec_trace *t = s->execs; t; t = t->next)
                 if (t->tid == tid)

@@ -868,12 +868,37 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
         return 0;
 }
 
+/* The one SIGCHLD source of the engine: the ptrace stops of exec traces
+ * (supervisor-exec.c) and wait traces (supervisor-wait.c). Execs look
+ * first: a thread that exec'd took its group's id, which a wait trace of
+ * the old leader must then leave to the exec trace. */
+static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        supervisor_exec_on_sigchld(s);
+        supervisor_wait_on_sigchld(s);
+        return 0;
+}
+
+int supervisor_ensure_sigchld(struct tns_supervisor *s) {
+        int r;
+
+        if (s->sigchld)
+                return 0;
+        r = sd_event_add_signal(s->event, &s->sigchld, SIGCHLD, on_sigchld, s);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(s->sigchld, "timens-sigchld");
+        return 0;
+}
+
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         if (!s)
                 return NULL;
         s->exiting = true;
         supervisor_wait_done(s);
         supervisor_exec_done(s);
+        s->sigchld = sd_event_source_disable_unref(s->sigchld);
         supervisor_attach_done(s);
         supervisor_kns_done(s);
         while (s->listeners)

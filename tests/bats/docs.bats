@@ -78,3 +78,31 @@ options_of() {
         done
         [ ${#missing[@]} -eq 0 ] || fail "not in timens-oci-hook(8): ${missing[*]}"
 }
+
+# Every path docs/ARCHITECTURE.md names in backticks, and every link it
+# makes, exists: a file that moves or goes takes its row with it. A token
+# is a path if it has a slash or a file's ending; a bare file name must
+# exist somewhere in the tree; <placeholders> and globs are not paths.
+@test "every path and link in docs/ARCHITECTURE.md exists" {
+        local doc="$ROOT/docs/ARCHITECTURE.md" t n=0 missing=() bt
+        bt=$(printf '\x60') # a backtick
+        [ -f "$doc" ] || fail "no $doc"
+        while IFS= read -r t; do
+                [[ $t == *[\<\*\ \(]* || $t == .* || $t == -* ]] && continue
+                if [[ $t == */* ]]; then
+                        [ -e "$ROOT/$t" ] || missing+=("$t")
+                elif [[ $t =~ \.(c|h|md|sh|bats|in|socket|lds|mk|tsv|json|1|8)$ ]]; then
+                        [ -n "$(find "$ROOT" -path "$ROOT/build*" -prune -o -name "$t" -print -quit)" ] ||
+                                missing+=("$t")
+                else
+                        continue
+                fi
+                n=$((n + 1))
+        done < <(grep -oE "${bt}[^${bt}]+${bt}" "$doc" | tr -d "$bt" | sort -u)
+        while IFS= read -r t; do
+                [ -e "$ROOT/docs/${t%%#*}" ] || missing+=("link $t")
+                n=$((n + 1))
+        done < <(grep -oE '\]\([^)#]+\)' "$doc" | sed -E 's/^\]\((.*)\)$/\1/' | grep -v '://' | sort -u)
+        [ "$n" -ge 80 ] || fail "only $n paths found in $doc: the extraction is broken"
+        [ ${#missing[@]} -eq 0 ] || fail "named in docs/ARCHITECTURE.md but not there: ${missing[*]}"
+}

@@ -3,9 +3,9 @@
  * the dispatcher (daemon/timensd/timensd-ops.c) on a supervisor with no
  * listeners. Each input is up to MAX_LINES request lines, handled in order
  * by one peer (the first byte picks root, a reader, or a process inside a
- * namespace), so that sequences (create, set, export, import, destroy)
- * are reached. Every line must get exactly one well-formed reply; the
- * state is reset between inputs. */
+ * namespace), so that sequences (create, set, export, import, destroy,
+ * wait) are reached. Every line must get exactly one well-formed reply,
+ * or none and a pending wait; the state is reset between inputs. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,10 +86,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 const char *nl = memchr(text, '\n', (size_t) (end - text));
                 size_t len = nl ? (size_t) (nl - text) : (size_t) (end - text);
                 int fds[TNS_PROTO_MAX_FDS] = {-EBADF, -EBADF};
+                struct request_wait wait = {};
                 json_object *reply = NULL;
 
-                CHECK(manager_handle_line(manager, NULL, &p, text, len, fds, &reply) == 0);
-                check_reply(reply);
+                CHECK(manager_handle_line(manager, &wait, &p, text, len, fds, &reply) == 0);
+                /* A wait accepted has no reply yet: the server would hold
+                 * it (timensd-server.c); here the next line goes on. */
+                CHECK(!reply == wait.pending);
+                if (reply)
+                        check_reply(reply);
+                else
+                        CHECK(wait.ns > 0);
                 json_object_put(reply);
                 text += len + (nl ? 1 : 0);
         }

@@ -142,3 +142,28 @@ TEST(file_mapping_by_device_and_inode) {
         unlink(b);
         rmdir(dir);
 }
+
+/* A file longer than the buffer is cut at size - 1 (callers tell by the
+ * length); a short one is read whole; a missing one is -ENOENT. */
+TEST(read_text_whole_and_cut) {
+        char dir[] = "/tmp/test-proc-util.XXXXXX", path[64], buf[8];
+        FILE *f;
+
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        snprintf(path, sizeof(path), "%s/text", dir);
+        EXPECT_EQ(tns_read_text(path, buf, sizeof(buf)), -ENOENT);
+        f = fopen(path, "we");
+        ASSERT_TRUE(f != NULL);
+        fputs("abc", f);
+        fclose(f);
+        EXPECT_EQ(tns_read_text(path, buf, sizeof(buf)), 3);
+        EXPECT_STREQ(buf, "abc");
+        f = fopen(path, "we");
+        ASSERT_TRUE(f != NULL);
+        fputs("0123456789", f);
+        fclose(f);
+        EXPECT_EQ(tns_read_text(path, buf, sizeof(buf)), (ssize_t) sizeof(buf) - 1);
+        EXPECT_STREQ(buf, "0123456");
+        unlink(path);
+        rmdir(dir);
+}
