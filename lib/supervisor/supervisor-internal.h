@@ -117,6 +117,9 @@ struct tns_wait_page_cache {
 
 /* The kernel time namespaces seen, by inode (supervisor-kns.c). */
 #define TNS_KNS_CACHE 64
+/* Child namespaces kept for their kernel pair after their last process,
+ * per namespace tree (supervisor-kns.c). */
+#define TNS_MAX_PINNED_PER_TREE 256
 struct tns_kns_cache {
         uint64_t ino;
         int fd; /* holds the namespace: its inode is not reused meanwhile */

@@ -56,6 +56,22 @@ struct tns_ns *supervisor_ns_by_kns(struct tns_supervisor *s, uint64_t ino) {
         return NULL;
 }
 
+static struct tns_ns *root_of(struct tns_ns *ns) {
+        while (ns->parent)
+                ns = ns->parent;
+        return ns;
+}
+
+static unsigned pinned_in_tree(struct tns_supervisor *s, struct tns_ns *ns) {
+        struct tns_ns *root = root_of(ns);
+        unsigned n = 0;
+
+        for (struct tns_ns *k = s->namespaces; k; k = k->next)
+                if (k->kns_pinned && root_of(k) == root)
+                        n++;
+        return n;
+}
+
 void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid, bool for_children) {
         struct stat st;
         int fd;
@@ -76,8 +92,10 @@ void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid,
         /* A child namespace lives while its kernel pair may be entered
          * again (setns with an fd kept, nsenter), not only while a
          * process of ours names it: until its tree's listener goes.
-         * Bounded: past half the cap, the pair goes with its members. */
-        if (ns->parent && tns_supervisor_count_namespaces(s) < TNS_MAX_NAMESPACES / 2) {
+         * Bounded per tree, so that one container's unshares in a loop
+         * cannot keep the namespaces all others need: past the bound,
+         * the pair goes with its members. */
+        if (ns->parent && pinned_in_tree(s, ns) < TNS_MAX_PINNED_PER_TREE) {
                 tns_ns_ref(ns);
                 ns->kns_pinned = true;
         }
@@ -108,12 +126,6 @@ void supervisor_kns_repair(struct tns_supervisor *s, pid_t tgid, struct tns_ns *
         /* Between an unshare and its exec, the RFC moved it into ns, whose
          * pair is its children's namespace; otherwise its own. */
         supervisor_kns_pair(s, ns, tgid, own != children);
-}
-
-static struct tns_ns *root_of(struct tns_ns *ns) {
-        while (ns->parent)
-                ns = ns->parent;
-        return ns;
 }
 
 void supervisor_kns_unpin_tree(struct tns_supervisor *s, struct tns_ns *root) {
