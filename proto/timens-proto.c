@@ -1136,7 +1136,8 @@ static json_object *vdso_stats_to_json(const struct tns_supervisor_stats *s) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
         if (!o || add_uint64(o, "injected", s->vdso_injected) < 0 || add_uint64(o, "failed", s->vdso_failed) < 0 ||
-            add_uint64(o, "fallbacks", s->vdso_fallbacks) < 0)
+            add_uint64(o, "fallbacks", s->vdso_fallbacks) < 0 ||
+            (s->vdso_reads[0] && add_string(o, "reads", s->vdso_reads) < 0))
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -1215,6 +1216,7 @@ static void syscalls_from_json(json_object *o, struct tns_supervisor_stats *s) {
 int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
         struct tns_stats_view st = {};
         json_object *server, *vdso, *waits;
+        const char *reads;
 
         if (read_uint64(o, "notifications", &st.sup.notifications) < 0)
                 return -EBADMSG;
@@ -1229,6 +1231,8 @@ int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
                 (void) read_uint64(vdso, "injected", &st.sup.vdso_injected);
                 (void) read_uint64(vdso, "failed", &st.sup.vdso_failed);
                 (void) read_uint64(vdso, "fallbacks", &st.sup.vdso_fallbacks);
+                if (read_string(vdso, "reads", sizeof(st.sup.vdso_reads) - 1, &reads) >= 0)
+                        snprintf(st.sup.vdso_reads, sizeof(st.sup.vdso_reads), "%s", reads);
         }
         if (json_object_object_get_ex(o, "waits", &waits)) {
                 (void) read_uint64(waits, "converted", &st.sup.waits_converted);

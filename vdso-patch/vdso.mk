@@ -52,7 +52,7 @@ VDSO_LDFLAGS := -nostdlib -shared -Wl,-T,$(VDSO_LDS) -Wl,-soname,linux-vdso.so.1
 	-Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -Wl,-z,text \
 	-Wl,--build-id=sha1 -Wl,--orphan-handling=error
 
-VDSO_DEPS := lib/core/offsets-page.h vdso-patch/vdso.mk
+VDSO_DEPS := lib/core/offsets-page.h lib/core/vvar-layout.h $(wildcard $(VDSO_SRCDIR)/*.h) vdso-patch/vdso.mk
 
 $(VDSO_OUT)/%.o: $(VDSO_SRCDIR)/%.c $(VDSO_DEPS)
 	@mkdir -p $(dir $@)

@@ -65,6 +65,9 @@ struct tns_supervisor_stats {
         uint64_t vdso_injected; /* execs that got our vDSO */
         uint64_t vdso_failed; /* execs that fell back to the syscall path */
         uint64_t vdso_fallbacks; /* kernel vDSO fallback syscalls let through */
+        /* How our image reads the clocks: "tsc", "pvclock" (directly, the
+         * proven clocks) or "call-through"; "" without an image. */
+        char vdso_reads[16];
         uint64_t waits_converted; /* absolute waits run with a converted deadline */
         uint64_t waits_unconverted; /* absolute waits that could not be held (a debugger...) */
 };

@@ -133,9 +133,19 @@ struct tns_vdso_params {
         uint64_t kernel_vdso_base; /* the kernel's vDSO (the original AT_SYSINFO_EHDR) */
         uint64_t kernel_vdso_size;
         uint64_t fn[TNS_VDSO_FN_SLOTS]; /* the kernel's functions, absolute; 0: absent */
-        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_VDSO_FN_SLOTS * 8];
+        /* Direct reads (issue 19, lib/core/vvar-layout.h): the kernel's
+         * clock_data[] and pvclock page in this process, the clock mode
+         * the proof ran with (TNS_VCLOCK_MODE_*; any other mode found at a
+         * read means the call-through) and a bit per clock id the proof
+         * agreed on. All 0: every read calls the kernel's function. */
+        uint64_t direct_clock;
+        uint64_t direct_pvclock;
+        uint32_t direct_mode;
+        uint32_t direct_clocks;
+        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_VDSO_FN_SLOTS * 8 - 24];
 };
 
 _Static_assert(sizeof(struct tns_vdso_params) == TNS_PAGE_SIZE, "parameter page is one page");
 _Static_assert(__builtin_offsetof(struct tns_vdso_params, fn) == 32, "fn at 32");
 _Static_assert(_TNS_VDSO_FN_MAX <= TNS_VDSO_FN_SLOTS, "room for every function");
+_Static_assert(__builtin_offsetof(struct tns_vdso_params, direct_clock) == 160, "direct_clock at 160");

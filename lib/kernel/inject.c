@@ -45,4 +45,10 @@ void tns_vdso_params_fill(const struct tns_vdso_host *h, uint64_t kernel_base, s
         ret->kernel_vdso_size = h->kernel_size;
         for (int i = 0; i < _TNS_VDSO_FN_MAX; i++)
                 ret->fn[i] = h->fn[i] ? kernel_base + h->fn[i] : 0;
+        if (h->direct.mode) {
+                ret->direct_clock = kernel_base + (uint64_t) h->direct.clock_delta;
+                ret->direct_pvclock = h->direct.pvclock_delta ? kernel_base + (uint64_t) h->direct.pvclock_delta : 0;
+                ret->direct_mode = h->direct.mode;
+                ret->direct_clocks = h->direct.clocks;
+        }
 }

@@ -127,6 +127,7 @@ int tns_vdso_host_init(struct tns_vdso_host *ret) {
         r = prepare_image(&h);
         if (r < 0)
                 return r;
+        tns_vdso_direct_probe(&h, &h.direct);
         *ret = h;
         return 0;
 }

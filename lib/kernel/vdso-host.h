@@ -10,6 +10,7 @@
 
 #include "ns.h"
 #include "offsets-page.h"
+#include "vdso-direct.h"
 
 #define TNS_MAX_FALLBACK_SITES 16
 
@@ -28,6 +29,7 @@ struct tns_vdso_host {
         /* Offset of zero padding at the end of its text where the exec
          * tail fits (inject.h), 0 if there is none. */
         uint64_t tail;
+        struct tns_vdso_direct direct; /* the direct read path, as proven at init */
 };
 
 /* -ENOENT if this process has no vDSO (vdso=0) or the image is unusable. */

@@ -819,6 +819,11 @@ static void setup_vdso(struct tns_supervisor *s) {
                 tns_log_errno(&s->log, LOG_DEBUG, r, "No vDSO injection on this host, syscall path only: %m");
                 return;
         }
+        /* Which path every image reads its clocks through (issue 19);
+         * `timensctl stats` shows it too. */
+        tns_log(&s->log, LOG_DEBUG, "vDSO reads: %s%s%s", tns_vdso_direct_path(&h->direct),
+                h->direct.why[0] ? ", " : "", h->direct.why);
+        snprintf(s->stats.vdso_reads, sizeof(s->stats.vdso_reads), "%s", tns_vdso_direct_path(&h->direct));
         s->vdso = TAKE_PTR(h);
         s->image = &s->vdso->image;
 }

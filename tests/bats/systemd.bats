@@ -169,3 +169,23 @@ WatchdogSec=1s"
         run sns_ctl list
         [[ "$output" == "No namespaces." ]] || fail "$output"
 }
+
+@test "under the unit's hardening (MemoryDenyWriteExecute=) the image reads the clocks as a plain timensd's does" {
+        local dir pid plain unit
+        # A plain timensd of the test's own, outside the unit: its read path.
+        dir=$(mktemp -d "$BATS_TEST_TMPDIR/plain.XXXXXX")
+        "$BUILDDIR/timensd" --foreground --log-target stderr --socket "$dir/sock" 2>"$dir/log" &
+        pid=$!
+        for _ in $(seq 100); do
+                TIMENS_SOCKET="$dir/sock" "$TIMENSCTL" list >/dev/null 2>&1 && break
+                sleep 0.05
+        done
+        plain=$(TIMENS_SOCKET="$dir/sock" "$TIMENSCTL" stats --json |
+                python3 -c 'import json, sys; print(json.load(sys.stdin)["vdso"].get("reads", ""))')
+        kill "$pid"
+        wait "$pid" || true
+        boot_systemd
+        sns_ctl create first --monotonic +100s
+        unit=$(sns_ctl stats --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["vdso"].get("reads", ""))')
+        [ -n "$plain" ] && [ "$unit" = "$plain" ] || fail "under the unit: '$unit', plain: '$plain'"
+}

@@ -32,6 +32,7 @@
 #include "bench.h"
 #include "ns.h"
 #include "util.h"
+#include "vdso-host.h"
 #include "vdso-elf.h"
 #include "vdso-image.h"
 
@@ -54,37 +55,17 @@ static const char *const fn_names[_TNS_VDSO_FN_MAX] = {
 static uint64_t target;
 static volatile int64_t sink;
 
-static void loop_mono(uint64_t n) {
+/* The clock of the clock_gettime loop, set with target. */
+static clockid_t target_clock;
+
+static void loop_cgt(uint64_t n) {
         cgt_fn f = (cgt_fn) target;
+        clockid_t c = target_clock;
         struct timespec ts;
         int64_t acc = 0;
 
         for (uint64_t i = 0; i < n; i++) {
-                f(CLOCK_MONOTONIC, &ts);
-                acc += ts.tv_nsec;
-        }
-        sink = acc;
-}
-
-static void loop_real(uint64_t n) {
-        cgt_fn f = (cgt_fn) target;
-        struct timespec ts;
-        int64_t acc = 0;
-
-        for (uint64_t i = 0; i < n; i++) {
-                f(CLOCK_REALTIME, &ts);
-                acc += ts.tv_nsec;
-        }
-        sink = acc;
-}
-
-static void loop_mono_coarse(uint64_t n) {
-        cgt_fn f = (cgt_fn) target;
-        struct timespec ts;
-        int64_t acc = 0;
-
-        for (uint64_t i = 0; i < n; i++) {
-                f(CLOCK_MONOTONIC_COARSE, &ts);
+                f(c, &ts);
                 acc += ts.tv_nsec;
         }
         sink = acc;
@@ -115,11 +96,13 @@ struct bench {
         const char *name, *label;
         enum tns_vdso_fn fn;
         void (*loop)(uint64_t n);
+        clockid_t clock;
 };
 
 struct setup {
         uint64_t host[_TNS_VDSO_FN_MAX], ours[_TNS_VDSO_FN_MAX];
         struct tns_ns *ns;
+        struct tns_vdso_direct direct; /* the read path a member gets, as timensd proves it */
 };
 
 static int kernel_functions(uint64_t ret[_TNS_VDSO_FN_MAX], uint64_t *ret_base, uint64_t *ret_size) {
@@ -170,6 +153,22 @@ static int setup(struct setup *s) {
                                       .kernel_vdso_base = base,
                                       .kernel_vdso_size = size};
         memcpy(p->fn, s->host, sizeof(s->host));
+        {
+                /* The direct read path, as tns_vdso_params_fill() sets it
+                 * for a member whose kernel vDSO is at base. */
+                struct tns_vdso_host h;
+
+                if (tns_vdso_host_init(&h) == 0) {
+                        s->direct = h.direct;
+                        tns_vdso_host_done(&h);
+                }
+                if (s->direct.mode) {
+                        p->direct_clock = base + (uint64_t) s->direct.clock_delta;
+                        p->direct_pvclock = s->direct.pvclock_delta ? base + (uint64_t) s->direct.pvclock_delta : 0;
+                        p->direct_mode = s->direct.mode;
+                        p->direct_clocks = s->direct.clocks;
+                }
+        }
         r = tns_ns_new(1, "bench", NULL, offsets, NULL, NULL, &s->ns);
         if (r < 0)
                 return r;
@@ -199,6 +198,7 @@ static int setup(struct setup *s) {
 struct call {
         void (*loop)(uint64_t n);
         uint64_t fn;
+        clockid_t clock;
 };
 
 static int64_t time_batch(void *ctx, uint64_t n) {
@@ -206,6 +206,7 @@ static int64_t time_batch(void *ctx, uint64_t n) {
         int64_t start;
 
         target = c->fn;
+        target_clock = c->clock;
         start = bench_now_ns();
         c->loop(n);
         return bench_now_ns() - start;
@@ -215,7 +216,7 @@ static int64_t time_batch(void *ctx, uint64_t n) {
 static void run_bench(const struct bench *b, const char *variant, const struct setup *s,
                       const struct bench_options *o) {
         double host[BENCH_MAX_BATCHES] = {0}, ours[BENCH_MAX_BATCHES] = {0}, ratio[BENCH_MAX_BATCHES] = {0};
-        struct call host_call = {b->loop, s->host[b->fn]}, ours_call = {b->loop, s->ours[b->fn]};
+        struct call host_call = {b->loop, s->host[b->fn], b->clock}, ours_call = {b->loop, s->ours[b->fn], b->clock};
         uint64_t n = bench_calibrate(time_batch, &host_call, o->batch_ns);
         struct bench_result h, t, r;
 
@@ -239,12 +240,21 @@ static void run_bench(const struct bench *b, const char *variant, const struct s
 
 int main(int argc, char *argv[]) {
         static const struct bench benches[] = {
-                {"clock_gettime_monotonic", "clock_gettime(CLOCK_MONOTONIC)", TNS_VDSO_CLOCK_GETTIME, loop_mono},
-                {"clock_gettime_realtime", "clock_gettime(CLOCK_REALTIME)", TNS_VDSO_CLOCK_GETTIME, loop_real},
-                {"time", "time(NULL)", TNS_VDSO_TIME, loop_time},
-                {"gettimeofday", "gettimeofday(&tv, NULL)", TNS_VDSO_GETTIMEOFDAY, loop_gtod},
+                {"clock_gettime_monotonic", "clock_gettime(CLOCK_MONOTONIC)", TNS_VDSO_CLOCK_GETTIME, loop_cgt,
+                 CLOCK_MONOTONIC},
+                {"clock_gettime_realtime", "clock_gettime(CLOCK_REALTIME)", TNS_VDSO_CLOCK_GETTIME, loop_cgt,
+                 CLOCK_REALTIME},
+                {"clock_gettime_boottime", "clock_gettime(CLOCK_BOOTTIME)", TNS_VDSO_CLOCK_GETTIME, loop_cgt,
+                 CLOCK_BOOTTIME},
+                {"clock_gettime_tai", "clock_gettime(CLOCK_TAI)", TNS_VDSO_CLOCK_GETTIME, loop_cgt, CLOCK_TAI},
+                {"clock_gettime_monotonic_raw", "clock_gettime(CLOCK_MONOTONIC_RAW)", TNS_VDSO_CLOCK_GETTIME, loop_cgt,
+                 CLOCK_MONOTONIC_RAW},
                 {"clock_gettime_monotonic_coarse", "clock_gettime(CLOCK_MONOTONIC_COARSE)", TNS_VDSO_CLOCK_GETTIME,
-                 loop_mono_coarse},
+                 loop_cgt, CLOCK_MONOTONIC_COARSE},
+                {"clock_gettime_realtime_coarse", "clock_gettime(CLOCK_REALTIME_COARSE)", TNS_VDSO_CLOCK_GETTIME,
+                 loop_cgt, CLOCK_REALTIME_COARSE},
+                {"time", "time(NULL)", TNS_VDSO_TIME, loop_time, 0},
+                {"gettimeofday", "gettimeofday(&tv, NULL)", TNS_VDSO_GETTIMEOFDAY, loop_gtod, 0},
         };
         struct bench_options o = {.batches = 9, .batch_ns = 100 * NSEC_PER_MSEC};
         struct setup s = {};
@@ -260,6 +270,8 @@ int main(int argc, char *argv[]) {
                 fprintf(stderr, "bench-vdso: cannot set up the image: %s\n", strerror(-r));
                 return r == -ENOENT ? 77 : EXIT_FAILURE; /* 77: skipped, as automake's harness counts it */
         }
+        printf("# our image reads: %s%s%s\n", tns_vdso_direct_path(&s.direct), s.direct.why[0] ? ", " : "",
+               s.direct.why);
         printf("# ns per call: median and minimum of %u batches of ~%lld ms; ratio = median of per-batch ratios\n",
                o.batches, (long long) (o.batch_ns / NSEC_PER_MSEC));
         /* Offsets of whole seconds ("+1d") first, then with a sub-second

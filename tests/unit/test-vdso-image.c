@@ -28,7 +28,9 @@
 #include "test.h"
 #include "util.h"
 #include "vdso-elf.h"
+#include "vdso-host.h"
 #include "vdso-image.h"
+#include "vvar-layout.h"
 
 #define PAGE 4096
 #define NSEC 1000000000LL
@@ -544,13 +546,12 @@ static void *flip(void *p) {
  * and never a stall. A reader that gave up waiting (the writer thread
  * preempted inside its write, on a busy machine) made the syscall, which
  * is host time here: allowed, counted. */
-TEST(seqlock_under_concurrent_writes) {
-        struct flipper f = {.a = 1000 * NSEC, .b = -1000 * NSEC};
+static void race_writer(int64_t off_a, int64_t off_b, bool *_failed) {
+        struct flipper f = {.a = off_a, .b = off_b};
         unsigned seen_a = 0, seen_b = 0, seen_syscall = 0;
         struct timespec start, now;
         pthread_t t;
 
-        SETUP();
         set_offsets(f.a, 0, 0);
         ASSERT_EQ(pthread_create(&t, NULL, flip, &f), 0);
         clock_gettime(CLOCK_MONOTONIC, &start);
@@ -585,6 +586,11 @@ TEST(seqlock_under_concurrent_writes) {
         EXPECT_GT(seen_b, 0);
         EXPECT_GT(f.writes, 1000);
         EXPECT_EQ(M.ns->page->seq % 2, 0);
+}
+
+TEST(seqlock_under_concurrent_writes) {
+        SETUP();
+        race_writer(1000 * NSEC, -1000 * NSEC, _failed);
 }
 
 /* A writer that died between write_begin and write_end (the sequence
@@ -672,4 +678,344 @@ TEST(missing_kernel_functions_fall_back_to_syscalls) {
         }
         fill_params(M.k);
         check_bracket(CLOCK_MONOTONIC, k_gettime, 100 * NSEC, _failed);
+}
+
+/* ---- The direct read path (issue 19) ----
+ *
+ * The image reads the kernel's time data itself for the clocks whose bit
+ * the parameter page sets. With the kernel functions in the parameter page
+ * replaced by counting ones, every test knows which path answered. */
+
+static unsigned long through_calls;
+
+static int counting_gettime(clockid_t c, struct timespec *ts) {
+        through_calls++;
+        return k_gettime(c, ts);
+}
+
+static int counting_gettimeofday(struct timeval *tv, struct timezone *tz) {
+        through_calls++;
+        return ((gtod_fn) M.k[TNS_VDSO_GETTIMEOFDAY])(tv, tz);
+}
+
+static long counting_time(long *t) {
+        through_calls++;
+        return ((time_fn) M.k[TNS_VDSO_TIME])(t);
+}
+
+/* The parameter page with the direct fields set; the call-through goes to
+ * the counting functions. */
+static void fill_params_direct(uint64_t clock_data, uint64_t pvclock, uint32_t mode, uint32_t clocks) {
+        uint64_t fn[_TNS_VDSO_FN_MAX];
+
+        memcpy(fn, M.k, sizeof(fn));
+        fn[TNS_VDSO_CLOCK_GETTIME] = (uint64_t) (uintptr_t) counting_gettime;
+        if (fn[TNS_VDSO_GETTIMEOFDAY])
+                fn[TNS_VDSO_GETTIMEOFDAY] = (uint64_t) (uintptr_t) counting_gettimeofday;
+        if (fn[TNS_VDSO_TIME])
+                fn[TNS_VDSO_TIME] = (uint64_t) (uintptr_t) counting_time;
+        fill_params(fn);
+        if (mprotect(M.area, PAGE, PROT_READ | PROT_WRITE) < 0)
+                abort();
+        params()->direct_clock = clock_data;
+        params()->direct_pvclock = pvclock;
+        params()->direct_mode = mode;
+        params()->direct_clocks = clocks;
+        if (mprotect(M.area, PAGE, PROT_READ) < 0)
+                abort();
+}
+
+/* This kernel's data, as timensd proves it at start; skips where it
+ * proves nothing (another kernel, a clocksource without a vDSO mode). */
+static bool host_direct(struct tns_vdso_direct *ret) {
+        struct tns_vdso_host h;
+
+        if (tns_vdso_host_init(&h) < 0)
+                return false;
+        *ret = h.direct;
+        tns_vdso_host_done(&h);
+        return ret->mode != 0;
+}
+
+static const clockid_t direct_clocks[] = {
+        CLOCK_REALTIME,         CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
+        CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME,  CLOCK_TAI,
+};
+
+TEST(direct_reads_every_clock_without_the_kernel_function) {
+        static const int64_t offs[][3] = {
+                {0, 0, 0},
+                {1000 * NSEC + 123456789, 86400 * NSEC + 7, 10LL * 365 * 86400 * NSEC + 999999999},
+                {-1000 * NSEC - 987654321, -1, -20LL * 365 * 86400 * NSEC - 500000001},
+                {1, 999999999, -999999999},
+                {-1, -999999999, 500000000},
+        };
+        struct tns_vdso_direct d;
+        uint64_t base = M.kernel_base;
+
+        SETUP();
+        if (!host_direct(&d))
+                SKIP("no direct path on this kernel: %s", d.why);
+        printf("# this kernel: %s, clocks 0x%x %s\n", tns_vdso_direct_path(&d), d.clocks, d.why);
+        fill_params_direct(base + (uint64_t) d.clock_delta, d.pvclock_delta ? base + (uint64_t) d.pvclock_delta : 0,
+                           d.mode, d.clocks);
+        through_calls = 0;
+        for (size_t i = 0; i < ELEMENTSOF(offs); i++) {
+                set_offsets(offs[i][0], offs[i][1], offs[i][2]);
+                for (int round = 0; round < 200; round++)
+                        for (size_t c = 0; c < ELEMENTSOF(direct_clocks); c++)
+                                if (d.clocks & (1u << direct_clocks[c]))
+                                        check_bracket(direct_clocks[c], k_gettime, class_offset(direct_clocks[c]),
+                                                      _failed);
+                if (d.clocks & (1u << CLOCK_REALTIME)) {
+                        struct timespec a, b;
+                        struct timeval tv;
+
+                        ASSERT_EQ(k_gettime(CLOCK_REALTIME, &a), 0);
+                        EXPECT_EQ(((gtod_fn) M.o[TNS_VDSO_GETTIMEOFDAY])(&tv, NULL), 0);
+                        ASSERT_EQ(k_gettime(CLOCK_REALTIME, &b), 0);
+                        EXPECT_GE((__int128) tv.tv_sec * 1000000 + tv.tv_usec,
+                                  floor_div((__int128) ts_ns(&a) + offs[i][2], 1000));
+                        EXPECT_LE((__int128) tv.tv_sec * 1000000 + tv.tv_usec,
+                                  floor_div((__int128) ts_ns(&b) + offs[i][2], 1000));
+                }
+                if (d.clocks & (1u << CLOCK_REALTIME_COARSE)) {
+                        struct timespec a, b;
+                        long t, stored = 0;
+
+                        ASSERT_EQ(k_gettime(CLOCK_REALTIME_COARSE, &a), 0);
+                        t = ((time_fn) M.o[TNS_VDSO_TIME])(&stored);
+                        ASSERT_EQ(k_gettime(CLOCK_REALTIME_COARSE, &b), 0);
+                        EXPECT_EQ(t, stored);
+                        EXPECT_GE(t, (int64_t) floor_div((__int128) ts_ns(&a) + offs[i][2], NSEC));
+                        EXPECT_LE(t, (int64_t) floor_div((__int128) ts_ns(&b) + offs[i][2], NSEC));
+                }
+        }
+        /* Not once through the kernel's function: the reads were ours. */
+        EXPECT_EQ(through_calls, 0);
+        /* An offsets page of another version (a newer timensd's, after a
+         * restart) is not read directly: the call-through, which refuses
+         * it too and makes the syscall (host time here). */
+        M.ns->page->version = TNS_PAGE_VERSION + 1;
+        check_bracket(CLOCK_MONOTONIC, sys_gettime, 0, _failed);
+        check_bracket(CLOCK_MONOTONIC_COARSE, sys_gettime, 0, _failed);
+        EXPECT_EQ(through_calls, 2);
+        M.ns->page->version = TNS_PAGE_VERSION;
+        fill_params(M.k);
+}
+
+/* A fake data page: clock_data[0] and [1] as the kernel lays them out. */
+__attribute__((returns_nonnull)) static struct tns_kvdso_clock *fake_vvar(void) {
+        struct tns_kvdso_clock *vc = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        if (vc == MAP_FAILED)
+                abort();
+        return vc;
+}
+
+static uint64_t rdtsc_now(void) {
+        uint32_t lo, hi;
+
+        __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+        return ((uint64_t) hi << 32) | lo;
+}
+
+/* A kernel time namespace's page (seq 1, TIMENS) or a mode the proof did
+ * not cover: the call-through answers, at once. */
+TEST(direct_falls_back_on_timens_page_and_other_modes) {
+        static const int32_t modes[] = {TNS_VCLOCK_MODE_TIMENS, TNS_VCLOCK_MODE_NONE, TNS_VCLOCK_MODE_HVCLOCK,
+                                        TNS_VCLOCK_MODE_PVCLOCK};
+        struct tns_kvdso_clock *vc;
+
+        SETUP();
+        vc = fake_vvar();
+        set_offsets(5 * NSEC, 6 * NSEC, 7 * NSEC + 1);
+        for (size_t i = 0; i < ELEMENTSOF(modes); i++) {
+                vc[0].seq = vc[1].seq = modes[i] == TNS_VCLOCK_MODE_TIMENS ? 1 : 2;
+                vc[0].clock_mode = vc[1].clock_mode = modes[i];
+                /* Proven with TSC: the fake page says otherwise. */
+                fill_params_direct((uint64_t) (uintptr_t) vc, 0, TNS_VCLOCK_MODE_TSC, 0x8f3);
+                for (size_t c = 0; c < ELEMENTSOF(direct_clocks); c++) {
+                        bool coarse =
+                                direct_clocks[c] == CLOCK_REALTIME_COARSE || direct_clocks[c] == CLOCK_MONOTONIC_COARSE;
+
+                        /* The coarse clocks read no counter: any mode but
+                         * TIMENS is the kernel's real page for them (the
+                         * fake one says 0 s). */
+                        if (coarse && modes[i] != TNS_VCLOCK_MODE_TIMENS)
+                                continue;
+                        through_calls = 0;
+                        check_bracket(direct_clocks[c], k_gettime, class_offset(direct_clocks[c]), _failed);
+                        EXPECT_EQ(through_calls, 1);
+                }
+        }
+        fill_params(M.k);
+        munmap(vc, PAGE);
+}
+
+/* The TSC mode's arithmetic on a page whose values we choose (this host
+ * may read kvm-clock), and the coarse clocks exactly. */
+TEST(direct_tsc_and_coarse_arithmetic_on_a_fake_page) {
+        struct tns_kvdso_clock *vc;
+        struct timespec ts;
+        uint64_t t0, t1;
+        long t;
+
+        SETUP();
+        vc = fake_vvar();
+        for (int i = 0; i < 2; i++) {
+                vc[i].seq = 4;
+                vc[i].clock_mode = TNS_VCLOCK_MODE_TSC;
+                vc[i].mask = UINT64_MAX;
+                vc[i].max_cycles = UINT64_C(1) << 40;
+                vc[i].mult = 3; /* ns = (cycles * 3 + base) >> 1 */
+                vc[i].shift = 1;
+        }
+        vc[0].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){100, 2 * 999999990};
+        vc[1].basetime[CLOCK_MONOTONIC_RAW] = (struct tns_kvdso_timestamp){200, 0};
+        vc[0].basetime[CLOCK_REALTIME_COARSE] = (struct tns_kvdso_timestamp){1000, 999999999};
+        /* The kernel's time() reads these seconds, the same as the coarse
+         * ones (both xtime_sec at the last update). */
+        vc[0].basetime[CLOCK_REALTIME].sec = 1000;
+        vc[0].basetime[CLOCK_MONOTONIC_COARSE] = (struct tns_kvdso_timestamp){50, 0};
+        fill_params_direct((uint64_t) (uintptr_t) vc, 0, TNS_VCLOCK_MODE_TSC, 0x8f3);
+        through_calls = 0;
+
+        /* A counter read: bracketed by ours, carried into the seconds. */
+        set_offsets(NSEC + 20, 0, 1);
+        vc[0].cycle_last = vc[1].cycle_last = rdtsc_now();
+        t0 = rdtsc_now() - vc[0].cycle_last;
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t1 = rdtsc_now() - vc[0].cycle_last;
+        {
+                __int128 got = (__int128) ts.tv_sec * NSEC + ts.tv_nsec;
+                __int128 lo = (__int128) 101 * NSEC + 20 + ((t0 * 3 + 2 * 999999990) >> 1);
+                __int128 hi = (__int128) 101 * NSEC + 20 + ((t1 * 3 + 2 * 999999990) >> 1);
+
+                EXPECT_TRUE(got >= lo && got <= hi);
+                EXPECT_LT(ts.tv_nsec, NSEC);
+        }
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC_RAW, &ts), 0);
+        EXPECT_GE(ts.tv_sec, 201);
+
+        /* The counter a little behind cycle_last (another CPU's): the
+         * kernel clamps to the base time, so do we. */
+        vc[0].cycle_last = rdtsc_now() + (UINT64_C(1) << 32);
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 102);
+        EXPECT_EQ(ts.tv_nsec, 10);
+        /* Too far ahead for a 64-bit product: the kernel's function. */
+        vc[0].cycle_last = rdtsc_now() - (UINT64_C(1) << 41);
+        EXPECT_EQ(through_calls, 0);
+        check_bracket(CLOCK_MONOTONIC, k_gettime, class_offset(CLOCK_MONOTONIC), _failed);
+        EXPECT_EQ(through_calls, 1);
+
+        /* Coarse: the base time plus the offset, exactly. */
+        through_calls = 0;
+        set_offsets(-1, 0, 1);
+        ASSERT_EQ(o_gettime(CLOCK_REALTIME_COARSE, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 1001);
+        EXPECT_EQ(ts.tv_nsec, 0);
+        EXPECT_EQ(((time_fn) M.o[TNS_VDSO_TIME])(&t), 1001);
+        EXPECT_EQ(t, 1001);
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC_COARSE, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 49);
+        EXPECT_EQ(ts.tv_nsec, NSEC - 1);
+        set_offsets(0, 0, -NSEC);
+        EXPECT_EQ(((time_fn) M.o[TNS_VDSO_TIME])(NULL), 999);
+        EXPECT_EQ(through_calls, 0);
+
+        /* A writer in progress that never ends: bounded, then the
+         * call-through. */
+        vc[0].seq = 5;
+        check_bracket(CLOCK_MONOTONIC_COARSE, k_gettime, class_offset(CLOCK_MONOTONIC_COARSE), _failed);
+        EXPECT_EQ(through_calls, 1);
+        fill_params(M.k);
+        munmap(vc, PAGE);
+}
+
+/* The direct path against a racing writer: the offset read in the same
+ * retry loop as the kernel's data, one offset or the other, sub-second
+ * parts included. */
+TEST(direct_seqlock_under_concurrent_writes) {
+        struct tns_vdso_direct d;
+        uint64_t base = M.kernel_base;
+
+        SETUP();
+        if (!host_direct(&d) || !(d.clocks & (1u << CLOCK_MONOTONIC)))
+                SKIP("no direct path for CLOCK_MONOTONIC on this kernel: %s", d.why);
+        fill_params_direct(base + (uint64_t) d.clock_delta, d.pvclock_delta ? base + (uint64_t) d.pvclock_delta : 0,
+                           d.mode, d.clocks);
+        race_writer(1000 * NSEC + 1, -1000 * NSEC - 999999999, _failed);
+        fill_params(M.k);
+}
+
+/* kvm-clock's read on a fake pvclock page: the scale, the clamp of a TSC
+ * behind the host's timestamp (another vCPU's), the stable bit. */
+TEST(direct_pvclock_arithmetic_on_a_fake_page) {
+        struct tns_kvdso_clock *vc;
+        struct tns_pvclock_info *pv;
+        struct timespec ts;
+        uint64_t t0, t1;
+
+        SETUP();
+        vc = fake_vvar();
+        pv = (struct tns_pvclock_info *) fake_vvar();
+        vc[0] = (struct tns_kvdso_clock){.seq = 2,
+                                         .clock_mode = TNS_VCLOCK_MODE_PVCLOCK,
+                                         .mask = UINT64_MAX,
+                                         .max_cycles = UINT64_C(1) << 50,
+                                         .mult = 1,
+                                         .shift = 0};
+        vc[0].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){7, 0};
+        *pv = (struct tns_pvclock_info){.version = 4,
+                                        .system_time = UINT64_C(1) << 40,
+                                        .tsc_to_system_mul = UINT32_C(1) << 31, /* x 0.5 */
+                                        .tsc_shift = 0,
+                                        .flags = TNS_PVCLOCK_TSC_STABLE_BIT};
+        /* cycle_last 1000 ns of kvm-clock before its system_time. */
+        vc[0].cycle_last = pv->system_time - 1000;
+        fill_params_direct((uint64_t) (uintptr_t) vc, (uint64_t) (uintptr_t) pv, TNS_VCLOCK_MODE_PVCLOCK, 0x8f3);
+        set_offsets(NSEC + 5, 0, 0);
+        through_calls = 0;
+
+        /* The host's timestamp in the future: no time since it. */
+        pv->tsc_timestamp = rdtsc_now() + (UINT64_C(1) << 40);
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 8);
+        EXPECT_EQ(ts.tv_nsec, 1005);
+
+        /* In the past: half the TSC ticks since it (mul 2^31, shift 0). */
+        pv->tsc_timestamp = rdtsc_now();
+        t0 = rdtsc_now() - pv->tsc_timestamp;
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t1 = rdtsc_now() - pv->tsc_timestamp;
+        {
+                int64_t got = (int64_t) (ts.tv_sec - 8) * NSEC + ts.tv_nsec - 1005;
+
+                EXPECT_GE(got, (int64_t) (t0 / 2));
+                EXPECT_LE(got, (int64_t) (t1 / 2));
+        }
+        /* A negative tsc_shift halves the delta first. */
+        pv->tsc_shift = -1;
+        pv->tsc_timestamp = rdtsc_now();
+        t0 = rdtsc_now() - pv->tsc_timestamp;
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t1 = rdtsc_now() - pv->tsc_timestamp;
+        {
+                int64_t got = (int64_t) (ts.tv_sec - 8) * NSEC + ts.tv_nsec - 1005;
+
+                EXPECT_GE(got, (int64_t) (t0 / 4) - 1);
+                EXPECT_LE(got, (int64_t) (t1 / 4) + 1);
+        }
+        EXPECT_EQ(through_calls, 0);
+
+        /* Without the stable bit vCPU 0's page is not every vCPU's: the
+         * kernel's function (here: the real kernel's time). */
+        pv->flags = 0;
+        check_bracket(CLOCK_MONOTONIC, k_gettime, class_offset(CLOCK_MONOTONIC), _failed);
+        EXPECT_EQ(through_calls, 1);
+        fill_params(M.k);
+        munmap(vc, PAGE);
+        munmap(pv, PAGE);
 }

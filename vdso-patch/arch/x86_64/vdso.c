@@ -7,11 +7,12 @@
  *   base - 1 * 4096   struct tns_offsets_page  (the namespace's memfd, RO)
  *   base              this image
  *
- * and points AT_SYSINFO_EHDR at base. Every clock read calls the kernel's
- * own vDSO function (its address is in the parameter page) and adds the
- * namespace's offset, read under the seqlock as the kernel reads its vvar
- * page (lib/vdso/gettimeofday.c, vdso_read_begin/retry). Everything else is
- * forwarded unchanged.
+ * and points AT_SYSINFO_EHDR at base. A clock read either reads the
+ * kernel's time data itself, for the clocks timensd proved that path on
+ * (vdso-direct.h), or calls the kernel's own vDSO function (its address is
+ * in the parameter page) and adds the namespace's offset, read under the
+ * seqlock as the kernel reads its vvar page (lib/vdso/gettimeofday.c,
+ * vdso_read_begin/retry). Everything else is forwarded unchanged.
  *
  * Built freestanding, linked at 0, with no relocations at all
  * (vdso-patch/arch/x86_64/vdso.lds, checked by vdso-patch/check-vdso.c):
@@ -37,6 +38,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define ALIAS(name) __attribute__((weak, alias(#name), visibility("default")))
+#define NOINLINE __attribute__((noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -221,6 +223,8 @@ static inline void timespec_add(struct vdso_timespec *ts, struct split off) {
         ts->tv_nsec = nsec;
 }
 
+#include "vdso-direct.h"
+
 /* The kernel's clock_gettime() plus the offset of class c; false if only
  * the syscall can answer. The offset is read after the call: the kernel's
  * function orders its TSC read after everything before it
@@ -242,7 +246,7 @@ static inline bool shifted_gettime(uint64_t fn, int clock, enum tns_clock_class 
         return true;
 }
 
-int __vdso_clock_gettime(int clock, struct vdso_timespec *ts) {
+static NOINLINE int callthrough_clock_gettime(int clock, struct vdso_timespec *ts) {
         uint64_t fn = kernel_fn(TNS_VDSO_CLOCK_GETTIME);
         unsigned how = clock_how(clock);
         int r;
@@ -268,7 +272,7 @@ static inline int sys_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone
         return (int) syscall2(NR_gettimeofday, (long) tv, (long) tz);
 }
 
-int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
+static NOINLINE int callthrough_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
         uint64_t cgt = kernel_fn(TNS_VDSO_CLOCK_GETTIME), gtod = kernel_fn(TNS_VDSO_GETTIMEOFDAY);
         struct vdso_timespec ts;
         int r;
@@ -295,7 +299,7 @@ int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
  * time() is floor(CLOCK_REALTIME_COARSE + offset): for an offset of whole
  * seconds, the kernel's time() plus those seconds; otherwise the carry
  * needs the nanoseconds, from the coarse clock. */
-long __vdso_time(long *t) {
+static NOINLINE long callthrough_time(long *t) {
         uint64_t cgt = kernel_fn(TNS_VDSO_CLOCK_GETTIME), kt = kernel_fn(TNS_VDSO_TIME);
         struct vdso_timespec ts;
         struct split off;
@@ -316,6 +320,78 @@ long __vdso_time(long *t) {
         if (t)
                 *t = sec;
         return sec;
+}
+
+/* The exported time functions: the direct path (vdso-direct.h) for the
+ * clocks timensd proved it on, the call-through above for everything else
+ * and whenever the direct path declines. Out of line, the call-through
+ * costs the direct path no saved registers. */
+static NOINLINE int hres_clock_gettime_slow(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_hres(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return callthrough_clock_gettime(clock, ts);
+}
+
+static NOINLINE int hres_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_hres_fast(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return hres_clock_gettime_slow(clock, ts);
+}
+
+static NOINLINE int coarse_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_coarse(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return callthrough_clock_gettime(clock, ts);
+}
+
+/* The straight coarse read inline, everything else behind a tail call:
+ * the registers those need saved are not saved for a coarse read. */
+int __vdso_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (!direct_wanted(clock))
+                return callthrough_clock_gettime(clock, ts);
+        if (clock != CLOCK_REALTIME_COARSE && clock != CLOCK_MONOTONIC_COARSE)
+                return hres_clock_gettime(clock, ts);
+        if (likely(direct_coarse_fast(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return coarse_clock_gettime(clock, ts);
+}
+
+/* As the call-through, from CLOCK_REALTIME + offset (microseconds by a
+ * constant division, which the compiler makes a multiplication). */
+int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
+        struct vdso_timespec ts;
+
+        if (likely(tv && !tz) && direct_wanted(CLOCK_REALTIME) &&
+            likely(direct_hres_fast(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts) ||
+                   direct_hres(CLOCK_REALTIME, TNS_CLASS_REALTIME, &ts))) {
+                tv->tv_sec = ts.tv_sec;
+                tv->tv_usec = ts.tv_nsec / NSEC_PER_USEC;
+                return 0;
+        }
+        return callthrough_gettimeofday(tv, tz);
+}
+
+static NOINLINE long time_slow(long *t) {
+        long sec;
+
+        if (direct_wanted(CLOCK_REALTIME_COARSE) && direct_time_slow(&sec)) {
+                if (t)
+                        *t = sec;
+                return sec;
+        }
+        return callthrough_time(t);
+}
+
+/* The seconds of CLOCK_REALTIME_COARSE + offset, with no counter read. */
+long __vdso_time(long *t) {
+        long sec;
+
+        if (direct_wanted(CLOCK_REALTIME_COARSE) && likely(direct_time(&sec))) {
+                if (t)
+                        *t = sec;
+                return sec;
+        }
+        return time_slow(t);
 }
 
 /* Resolutions, CPU numbers and random bytes are the same in every

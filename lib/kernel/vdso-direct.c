@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ns.h"
+#include "offsets-page.h"
+#include "util.h"
+#include "vdso-direct.h"
+#include "vdso-elf.h"
+#include "vdso-host.h"
+#include "vvar-layout.h"
+
+/* The clocks the image may read directly: every shifted clock the
+ * kernel's vDSO serves (the ALARM ones it never does). */
+#define DIRECT_CANDIDATES                                                                                              \
+        ((1u << CLOCK_REALTIME) | (1u << CLOCK_MONOTONIC) | (1u << CLOCK_MONOTONIC_RAW) |                              \
+         (1u << CLOCK_REALTIME_COARSE) | (1u << CLOCK_MONOTONIC_COARSE) | (1u << CLOCK_BOOTTIME) | (1u << CLOCK_TAI))
+
+/* Reads per clock in one sweep, and the least time the sweeps cover: a few
+ * of the kernel's updates of its data (one per tick) fall inside. */
+#define PROOF_READS 300
+#define PROOF_MIN_NS (30 * 1000 * 1000LL)
+#define PROOF_TIMEOUT_MS 10000
+
+/* What the image's call-through gets in the proof: a failure it returns
+ * as is, so that a read that did not take the direct path disagrees. */
+#define REFUSED (-1000)
+
+typedef int (*gettime_fn)(clockid_t, struct timespec *);
+typedef int (*gtod_fn)(struct timeval *, void *);
+typedef long (*time_fn)(long *);
+
+static int refuse_gettime(clockid_t c, struct timespec *ts) {
+        (void) c;
+        (void) ts;
+        return REFUSED;
+}
+
+static int refuse_gettimeofday(struct timeval *tv, void *tz) {
+        (void) tv;
+        (void) tz;
+        return REFUSED;
+}
+
+static long refuse_time(long *t) {
+        (void) t;
+        return REFUSED;
+}
+
+struct maps {
+        uint64_t vdso, vvar, vvar_end, vclock, vclock_end;
+};
+
+static int read_maps(struct maps *m) {
+        _cleanup_(fclosep) FILE *f = fopen("/proc/self/maps", "re");
+        char line[512];
+
+        if (!f)
+                return negative_errno();
+        while (fgets(line, sizeof(line), f)) {
+                unsigned long lo, hi;
+
+                if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+                        continue;
+                if (strstr(line, "[vvar]")) {
+                        m->vvar = lo;
+                        m->vvar_end = hi;
+                } else if (strstr(line, "[vvar_vclock]")) {
+                        m->vclock = lo;
+                        m->vclock_end = hi;
+                }
+        }
+        return 0;
+}
+
+static __int128 ns_of(const struct timespec *ts) {
+        return (__int128) ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/* Our image's three time functions in the child's layout. */
+struct ours {
+        gettime_fn gettime;
+        gtod_fn gettimeofday;
+        time_fn time;
+};
+
+/* The child's layout, as the injector makes it in a member: parameter
+ * page, offsets page (zero offsets), image. Written into a memfd and
+ * mapped from it, the image read + exec from the start: timensd runs with
+ * MemoryDenyWriteExecute= (systemd/timensd.service.in), which refuses to
+ * make written memory executable. */
+static int lay_out(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, struct ours *ret) {
+        size_t len = 2 * TNS_PAGE_SIZE + h->image.size;
+        struct tns_vdso_params params = {
+                .magic = TNS_PARAMS_MAGIC,
+                .version = TNS_PARAMS_VERSION,
+                .kernel_vdso_base = m->vdso,
+                .kernel_vdso_size = h->kernel_size,
+                .direct_clock = m->vvar,
+                .direct_pvclock = mode == TNS_VCLOCK_MODE_PVCLOCK ? m->vclock : 0,
+                .direct_mode = mode,
+                .direct_clocks = DIRECT_CANDIDATES,
+        };
+        struct tns_offsets_page page = {
+                .magic = TNS_PAGE_MAGIC,
+                .version = TNS_PAGE_VERSION,
+                .flags = TNS_PAGE_F_ACTIVE,
+        };
+        _cleanup_close_ int fd = -EBADF;
+        struct tns_vdso_elf e;
+        uint64_t off[3];
+        uint8_t *area;
+
+        for (int i = 0; i < _TNS_VDSO_FN_MAX; i++)
+                params.fn[i] = h->fn[i] ? m->vdso + h->fn[i] : 0;
+        params.fn[TNS_VDSO_CLOCK_GETTIME] = (uint64_t) (uintptr_t) refuse_gettime;
+        params.fn[TNS_VDSO_GETTIMEOFDAY] = (uint64_t) (uintptr_t) refuse_gettimeofday;
+        params.fn[TNS_VDSO_TIME] = (uint64_t) (uintptr_t) refuse_time;
+        fd = memfd_create("timens-vdso-proof", MFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (pwrite(fd, &params, sizeof(params), 0) != sizeof(params) ||
+            pwrite(fd, &page, sizeof(page), TNS_PAGE_SIZE) != sizeof(page) ||
+            pwrite(fd, h->image.data, h->image.size, 2 * TNS_PAGE_SIZE) != (ssize_t) h->image.size)
+                return -EIO;
+        area = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        if (area == MAP_FAILED || mmap(area + 2 * TNS_PAGE_SIZE, h->image.size, PROT_READ | PROT_EXEC,
+                                       MAP_SHARED | MAP_FIXED, fd, 2 * TNS_PAGE_SIZE) == MAP_FAILED)
+                return -errno;
+        if (tns_vdso_elf_parse(area + 2 * TNS_PAGE_SIZE, h->image.size, &e) < 0 ||
+            tns_vdso_elf_lookup(&e, "__vdso_clock_gettime", TNS_VDSO_VERSION, &off[0]) < 0 ||
+            tns_vdso_elf_lookup(&e, "__vdso_gettimeofday", TNS_VDSO_VERSION, &off[1]) < 0 ||
+            tns_vdso_elf_lookup(&e, "__vdso_time", TNS_VDSO_VERSION, &off[2]) < 0)
+                return -EBADMSG;
+        ret->gettime = (gettime_fn) (uintptr_t) (area + 2 * TNS_PAGE_SIZE + off[0]);
+        ret->gettimeofday = (gtod_fn) (uintptr_t) (area + 2 * TNS_PAGE_SIZE + off[1]);
+        ret->time = (time_fn) (uintptr_t) (area + 2 * TNS_PAGE_SIZE + off[2]);
+        return 0;
+}
+
+/* One sweep: PROOF_READS reads per candidate through ours, each between
+ * two of the kernel's; returns the candidates that never disagreed. */
+static uint32_t sweep(const struct tns_vdso_host *h, const struct maps *m, const struct ours *o, uint32_t clocks) {
+        gettime_fn kgettime = (gettime_fn) (uintptr_t) (m->vdso + h->fn[TNS_VDSO_CLOCK_GETTIME]);
+        gtod_fn kgtod =
+                h->fn[TNS_VDSO_GETTIMEOFDAY] ? (gtod_fn) (uintptr_t) (m->vdso + h->fn[TNS_VDSO_GETTIMEOFDAY]) : NULL;
+
+        for (clockid_t c = 0; c < 32; c++) {
+                if (!(clocks & (1u << c)))
+                        continue;
+                for (int i = 0; i < PROOF_READS; i++) {
+                        struct timespec a, b, x;
+
+                        if (kgettime(c, &a) != 0 || o->gettime(c, &x) != 0 || kgettime(c, &b) != 0 ||
+                            ns_of(&x) < ns_of(&a) || ns_of(&x) > ns_of(&b) || x.tv_nsec < 0 ||
+                            x.tv_nsec >= 1000000000) {
+                                clocks &= ~(1u << c);
+                                break;
+                        }
+                }
+        }
+        /* gettimeofday reads REALTIME, time the coarse REALTIME. */
+        for (int i = 0; kgtod && (clocks & (1u << CLOCK_REALTIME)) && i < PROOF_READS; i++) {
+                struct timeval a, b, x;
+
+                if (kgtod(&a, NULL) != 0 || o->gettimeofday(&x, NULL) != 0 || kgtod(&b, NULL) != 0 ||
+                    x.tv_sec * 1000000 + x.tv_usec < a.tv_sec * 1000000 + a.tv_usec ||
+                    x.tv_sec * 1000000 + x.tv_usec > b.tv_sec * 1000000 + b.tv_usec)
+                        clocks &= ~(1u << CLOCK_REALTIME);
+        }
+        for (int i = 0; (clocks & (1u << CLOCK_REALTIME_COARSE)) && i < PROOF_READS; i++) {
+                struct timespec a, b;
+                long x;
+
+                if (kgettime(CLOCK_REALTIME_COARSE, &a) != 0 || (x = o->time(NULL)) == REFUSED ||
+                    kgettime(CLOCK_REALTIME_COARSE, &b) != 0 || x < a.tv_sec || x > b.tv_sec)
+                        clocks &= ~(1u << CLOCK_REALTIME_COARSE);
+        }
+        return clocks;
+}
+
+/* The child: lays the image out, sweeps until PROOF_MIN_NS have passed,
+ * and writes the clocks that agreed. A wrong address kills only it. */
+__attribute__((noreturn)) static void prove_child(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode,
+                                                  int fd) {
+        uint32_t clocks = DIRECT_CANDIDATES;
+        struct timespec start, now;
+        struct ours o = {};
+
+        if (lay_out(h, m, mode, &o) < 0)
+                _exit(1);
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        do {
+                clocks = sweep(h, m, &o, clocks);
+                clock_gettime(CLOCK_MONOTONIC, &now);
+        } while (clocks && ns_of(&now) - ns_of(&start) < PROOF_MIN_NS);
+        _exit(write(fd, &clocks, sizeof(clocks)) == sizeof(clocks) ? 0 : 1);
+}
+
+static int prove(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, uint32_t *ret) {
+        _cleanup_close_ int rd = -EBADF, wr = -EBADF;
+        struct pollfd p;
+        int fds[2], status;
+        ssize_t n = -1;
+        pid_t pid;
+
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return negative_errno();
+        rd = fds[0];
+        wr = fds[1];
+        pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0)
+                prove_child(h, m, mode, wr);
+        wr = safe_close(wr);
+        p = (struct pollfd){.fd = rd, .events = POLLIN};
+        if (poll(&p, 1, PROOF_TIMEOUT_MS) > 0)
+                n = read(rd, ret, sizeof(*ret));
+        if (n != sizeof(*ret))
+                (void) kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        return n == sizeof(*ret) && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EPROTO;
+}
+
+static void call_through(struct tns_vdso_direct *d, const char *why) {
+        *d = (struct tns_vdso_direct){};
+        snprintf(d->why, sizeof(d->why), "%s", why);
+}
+
+void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct *ret) {
+        const struct tns_kvdso_clock *vc;
+        struct maps m = {.vdso = getauxval(AT_SYSINFO_EHDR)};
+        struct utsname u;
+        uint32_t clocks = 0;
+        int32_t mode;
+        char why[112];
+
+        if (uname(&u) < 0 || tns_vvar_layout_for_release(u.release) != TNS_VVAR_DATASTORE) {
+                snprintf(why, sizeof(why), "kernel %s: vvar layout unknown", u.release);
+                return call_through(ret, why);
+        }
+        if (!m.vdso || !h->image.data || read_maps(&m) < 0 || !m.vvar || m.vvar_end - m.vvar < TNS_PAGE_SIZE)
+                return call_through(ret, "no [vvar] mapping");
+        vc = (const struct tns_kvdso_clock *) (uintptr_t) m.vvar;
+        mode = __atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED);
+        switch (mode) {
+        case TNS_VCLOCK_MODE_TSC:
+                break;
+        case TNS_VCLOCK_MODE_PVCLOCK:
+                if (!m.vclock || m.vclock_end - m.vclock < TNS_PAGE_SIZE)
+                        return call_through(ret, "kvm-clock without a [vvar_vclock] page");
+                break;
+        case TNS_VCLOCK_MODE_TIMENS:
+                return call_through(ret, "timensd runs in a kernel time namespace");
+        case TNS_VCLOCK_MODE_NONE:
+                return call_through(ret, "the clocksource has no vDSO read");
+        default:
+                snprintf(why, sizeof(why), "clock mode %d not read directly", mode);
+                return call_through(ret, why);
+        }
+        if (prove(h, &m, (uint32_t) mode, &clocks) < 0 || clocks == 0)
+                return call_through(ret, "the proof against the kernel's vDSO failed");
+        *ret = (struct tns_vdso_direct){
+                .mode = (uint32_t) mode,
+                .clocks = clocks,
+                .clock_delta = (int64_t) (m.vvar - m.vdso),
+                .pvclock_delta = mode == TNS_VCLOCK_MODE_PVCLOCK ? (int64_t) (m.vclock - m.vdso) : 0,
+        };
+        if (clocks != DIRECT_CANDIDATES)
+                snprintf(ret->why, sizeof(ret->why), "clocks 0x%x disagreed: call-through for them",
+                         DIRECT_CANDIDATES & ~clocks);
+}
+
+const char *tns_vdso_direct_path(const struct tns_vdso_direct *d) {
+        switch (d->mode) {
+        case TNS_VCLOCK_MODE_TSC:
+                return "tsc";
+        case TNS_VCLOCK_MODE_PVCLOCK:
+                return "pvclock";
+        default:
+                return "call-through";
+        }
+}

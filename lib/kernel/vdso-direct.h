@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The direct read path of our image (issue 19): where this kernel keeps
+ * its vDSO time data, and the proof that our image reads it as the
+ * kernel's vDSO does.
+ *
+ * Every process's [vvar] and [vvar_vclock] sit at the same distance from
+ * its [vdso] (the kernel maps them together), so what the supervisor finds
+ * in its own maps holds in every member, relative to the member's kernel
+ * vDSO base. The layout is chosen by kernel release
+ * (lib/core/vvar-layout.h), then proven in a child: the image is laid out
+ * there as in a member, with its call-through functions replaced by ones
+ * that fail, and every shifted clock, gettimeofday and time are read a few
+ * hundred times through it between two reads of the kernel's vDSO. Only
+ * the clocks whose every read fell between the kernel's are read
+ * directly; the rest, and everything on an unknown kernel, a clock mode
+ * without a vDSO read (NONE, Hyper-V), or under a kernel time namespace,
+ * keep the call-through. */
+#pragma once
+
+#include <stdint.h>
+
+struct tns_vdso_host;
+
+struct tns_vdso_direct {
+        uint32_t mode; /* TNS_VCLOCK_MODE_TSC or _PVCLOCK as proven; 0: call-through */
+        uint32_t clocks; /* a bit per clock id proven */
+        int64_t clock_delta; /* the kernel's clock_data[] minus its vDSO base */
+        int64_t pvclock_delta; /* its pvclock page minus its vDSO base; 0: none */
+        char why[112]; /* for call-through: the reason, for logs and stats */
+};
+
+/* Fills ret from this process's mappings and the proof; never fails: a
+ * layout that cannot be used leaves mode 0 and the reason in why. h must
+ * have its kernel functions and prepared image. */
+void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct *ret);
+
+/* "tsc", "pvclock" or "call-through". */
+const char *tns_vdso_direct_path(const struct tns_vdso_direct *d);
