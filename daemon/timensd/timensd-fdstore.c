@@ -257,7 +257,10 @@ int fdstore_restore(struct manager *m) {
                 store_fd(m, "control", m->control.fd);
         if (m->agent.owned)
                 store_fd(m, "agent", m->agent.fd);
-        r = inflight_setup(m);
+        /* Without a store there is no successor to serve its copy: no
+         * slot, and then no exec hold either (supervisor-exec.c: a program
+         * held for a successor that never comes would stay stopped). */
+        r = fdstore_usable(m) ? inflight_setup(m) : 0;
         if (r < 0)
                 tns_log_errno(
                         &m->log, LOG_WARNING, r,

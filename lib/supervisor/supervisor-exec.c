@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vDSO injection at exec, the supervisor's side (lib/kernel/inject.h says how). */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <linux/kcmp.h>
@@ -12,9 +13,11 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "inject.h"
 #include "proc-util.h"
@@ -22,6 +25,27 @@
 #include "util.h"
 
 #define AUXV_MAX_WORDS (1U << 18) /* 2 MiB of pointers: beyond ARG_MAX */
+
+/* The hold's entry in the in-flight page, for a successor. */
+static void hold_remember(struct exec_trace *t) {
+        struct tns_inflight *p = t->s->inflight;
+
+        t->hold_slot = -1;
+        for (int i = 0; p && i < TNS_INFLIGHT_EXECS; i++)
+                if (p->execs[i].tid == 0) {
+                        p->execs[i] = (struct tns_inflight_exec){t->tid, t->tgid};
+                        t->hold_slot = i;
+                        return;
+                }
+        if (p)
+                p->execs_overflow = 1;
+}
+
+static void hold_forget(struct exec_trace *t) {
+        if (t->s->inflight && t->hold_slot >= 0)
+                t->s->inflight->execs[t->hold_slot] = (struct tns_inflight_exec){};
+        t->hold_slot = -1;
+}
 
 static void trace_free(struct exec_trace *t) {
         struct tns_supervisor *s = t->s;
@@ -32,6 +56,9 @@ static void trace_free(struct exec_trace *t) {
                         break;
                 }
         s->n_execs--;
+        if (s->exec_to_hold == t)
+                s->exec_to_hold = NULL;
+        hold_forget(t);
         tns_ns_unref(t->ns);
         free(t);
 }
@@ -291,8 +318,13 @@ static int inject_vdso(struct exec_trace *t) {
         mem = open_mem(t->tid);
         if (mem < 0)
                 return mem;
-        if (h->tail)
-                return start_tail(t, mem, &saved, kernel_base, saved.rsp + off);
+        if (h->tail) {
+                r = start_tail(t, mem, &saved, kernel_base, saved.rsp + off);
+                if (r < 0)
+                        /* No image: no vDSO at all, never the kernel's. */
+                        (void) mem_write(mem, saved.rsp + off, &zero, sizeof(zero));
+                return r;
+        }
         r = run_blob(t, mem, &saved, kernel_base, &base);
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
@@ -316,16 +348,24 @@ static int inject_vdso(struct exec_trace *t) {
 /* A running program's kernel vDSO, from the kernel's copy of its auxv
  * (the copy on its stack points at our image). */
 static int kernel_vdso_of(pid_t pid, uint64_t *ret) {
-        _cleanup_(fclosep) FILE *f = NULL;
+        /* One read (the kernel's auxv is a few hundred bytes; it has at
+         * most AT_VECTOR_SIZE entries): on every exec's marker call, where
+         * stdio's fstat and buffer were a tenth of our syscalls. */
+        uint64_t kv[128];
+        _cleanup_close_ int fd = -EBADF;
         char path[64];
+        ssize_t n;
 
         snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-        f = fopen(path, "re");
-        if (!f)
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
                 return negative_errno();
-        for (uint64_t kv[2]; fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != AT_NULL;)
-                if (kv[0] == AT_SYSINFO_EHDR) {
-                        *ret = kv[1];
+        n = read(fd, kv, sizeof(kv));
+        if (n < 0)
+                return negative_errno();
+        for (size_t i = 0; i + 1 < (size_t) n / sizeof(uint64_t) && kv[i] != AT_NULL; i += 2)
+                if (kv[i] == AT_SYSINFO_EHDR) {
+                        *ret = kv[i + 1];
                         return 0;
                 }
         return -ENOENT;
@@ -381,6 +421,74 @@ enum outcome { INJECTED, FAILED, NO_EXEC };
 
 static bool traced_by_us(pid_t tgid);
 
+/* The hold. Between its execve and the end of our work at its exec stop,
+ * the program is held by our ptrace seize only, and a timensd that dies
+ * then (kill -9, a crash) lets it go: the kernel detaches it, and it would
+ * run with the kernel's vDSO. So, from our reply to its execve, a SIGSTOP
+ * of ours is pending in it: undelivered while we trace it (a traced task
+ * reports its signals to us first), it stops the program before its first
+ * instruction if we die, and the next instance finds it stopped at its
+ * entry and finishes it (supervisor_exec_adopt()). Only with a successor
+ * to come (timensd keeps an in-flight page): the embedded supervisor of
+ * timensctl has none. Sent after the reply, not before: a runtime's filter
+ * (agent mode) may wait for the reply interruptibly, and a signal would
+ * break that wait. */
+void supervisor_exec_replied(struct tns_supervisor *s) {
+        struct exec_trace *t = TAKE_PTR(s->exec_to_hold);
+
+        if (!t)
+                return;
+        hold_remember(t); /* first: a death after the signal finds it */
+        if (syscall(SYS_tgkill, t->tgid, t->tid, SIGSTOP) >= 0)
+                t->stop_sent = true;
+        else
+                hold_forget(t);
+}
+
+/* Our SIGSTOP is never the program's: out of the signals to send again. */
+static void drop_held_stop(struct exec_trace *t) {
+        unsigned j = 0;
+
+        for (unsigned i = 0; i < t->held.n; i++)
+                if (t->held.sig[i] != SIGSTOP)
+                        t->held.sig[j++] = t->held.sig[i];
+        t->held.n = j;
+}
+
+/* Takes our pending SIGSTOP back before the tracee is let go. A SIGCONT
+ * removes every pending stop signal (the kernel's prepare_signal()); the
+ * program never sees it: nothing is stopped, so its parent is told
+ * nothing, and a SIGCONT that finds no handler is discarded (a new
+ * program's handlers are the defaults). Only a program exec'd with SIGCONT
+ * blocked would find it pending later: for it, the SIGSTOP is taken at its
+ * delivery stop instead (one more stop, a rare path). */
+static void unhold(struct exec_trace *t) {
+        uint64_t mask = 0;
+
+        if (!t->stop_sent)
+                return; /* a SIGSTOP held is then the program's own */
+        t->stop_sent = false;
+        if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof(mask), &mask) < 0 || !(mask & (UINT64_C(1) << (SIGCONT - 1)))) {
+                (void) syscall(SYS_tgkill, t->tgid, t->tid, SIGCONT);
+                /* A death from here lets it run: nothing stops it. */
+                hold_forget(t);
+                return drop_held_stop(t);
+        }
+        for (unsigned i = 0; i < 8; i++) {
+                int sig, r;
+
+                if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+                        break;
+                r = tns_ptrace_wait(t->tid, &sig);
+                if (r < 0 || r == TNS_STOP_EXITED || (r == TNS_STOP_SIGNAL && sig == SIGSTOP))
+                        break;
+                if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+                        t->held.sig[t->held.n++] = sig;
+        }
+        hold_forget(t);
+        drop_held_stop(t);
+}
+
 /* Lets the tracee go. PTRACE_DETACH needs a ptrace stop: a tracee that is
  * not in one was killed (SIGKILL wakes a traced task, ptrace(2)), and a
  * traced process that dies stays a zombie its parent cannot reap until its
@@ -391,6 +499,7 @@ static void release(struct exec_trace *t) {
         int status, sig;
         pid_t r;
 
+        unhold(t);
         if (tns_ptrace_detach(t->tid, t->tgid, &t->held) >= 0)
                 return trace_free(t);
         t->released = true;
@@ -476,7 +585,15 @@ static void on_stop(struct exec_trace *t, int status) {
         int sig, r;
 
         stop = tns_stop_decode(status, &sig);
-        if (stop == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
+        if (stop == TNS_STOP_SIGNAL && sig == SIGSTOP && t->stop_sent) {
+                /* Our hold, delivered before the exec (it broke an
+                 * interruptible wait, or the exec restarts): taken here,
+                 * held again after the next reply. */
+                t->stop_sent = false;
+                hold_forget(t);
+                sig = 0;
+        }
+        if (stop == TNS_STOP_SIGNAL && sig && t->held.n < TNS_MAX_HELD_SIGNALS)
                 t->held.sig[t->held.n++] = sig;
         if (t->released)
                 return stop == TNS_STOP_EXITED ? trace_free(t) : release(t);
@@ -505,7 +622,7 @@ static void on_stop(struct exec_trace *t, int status) {
                          * comes to us again (trace_begin() then keeps this
                          * trace and the fd it has). The signal is
                          * delivered now, as it would have been. */
-                        if (stop == TNS_STOP_SIGNAL)
+                        if (stop == TNS_STOP_SIGNAL && sig)
                                 t->held.n--;
                         if (ptrace(PTRACE_CONT, t->tid, 0, stop == TNS_STOP_SIGNAL ? sig : 0) < 0)
                                 return trace_free(t);
@@ -625,8 +742,11 @@ static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struc
                 return fd; /* do_unshare() logs it */
         if (fd < 0) {
                 /* E.g. EMFILE: the program's fd table is full. Its exec
-                 * goes on without our image, never held up by us. */
-                tns_log_full(&l->s->log, LOG_ERR, fd, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                 * goes on without our image, never held up by us: the
+                 * program's own state, no error of ours to show on the
+                 * user's terminal (where timensctl's supervisor logs). */
+                tns_log_full(&l->s->log, fd == -EMFILE ? LOG_DEBUG : LOG_ERR, fd,
+                             &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
                              "Failed to hand the program its vDSO, it uses the syscall path: %m");
                 fd = INT_MAX; /* counted as failed at its exec stop */
         }
@@ -657,7 +777,11 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                         if (old->tid == (pid_t) req->pid && old->kind == TRACE_EXEC && !old->released) {
                                 /* Its execve again, after a restart: the
                                  * trace and the fd it was given stand. */
-                                return ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0 ? negative_errno() : 0;
+                                if (ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0)
+                                        return negative_errno();
+                                if (s->inflight && !old->stop_sent)
+                                        s->exec_to_hold = old;
+                                return 0;
                         }
         if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
@@ -679,7 +803,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                                  .remap_addr = remap_addr,
                                  .tid = req->pid,
                                  .tgid = st.tgid,
-                                 .target_fd = INT_MAX};
+                                 .target_fd = INT_MAX,
+                                 .hold_slot = -1};
         if (kind == TRACE_EXEC || remap_addr != 0)
                 r = hand_memfd(l, req, ns, kind, &t->target_fd);
         else
@@ -691,6 +816,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         }
         t->ns = tns_ns_ref(ns);
         t->next = s->execs;
+        if (kind == TRACE_EXEC && !t->released && s->inflight)
+                s->exec_to_hold = t; /* supervisor_exec_replied() */
         s->execs = TAKE_PTR(t);
         s->n_execs++;
         return r;
@@ -738,18 +865,41 @@ void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
         t = calloc(1, sizeof(*t));
         if (!t)
                 return;
-        *t = (struct exec_trace){.s = s, .tid = tid, .tgid = tgid, .target_fd = INT_MAX, .released = true};
+        *t = (struct exec_trace){
+                .s = s, .tid = tid, .tgid = tgid, .target_fd = INT_MAX, .released = true, .hold_slot = -1};
         t->next = s->execs;
         s->execs = t;
         s->n_execs++;
 }
 
+/* Whether an exec is between its reply and its release (released traces
+ * of other kinds, orphans of waits, may wait long for a stop). */
+static bool injecting(struct tns_supervisor *s) {
+        for (struct exec_trace *t = s->execs; t; t = t->next)
+                if ((t->kind == TRACE_EXEC && !t->released) || t->stop_sent)
+                        return true;
+        return false;
+}
+
 void supervisor_exec_done(struct tns_supervisor *s) {
+        /* A clean stop finishes the injections in flight first, for up to
+         * 50 ms (every trapped call of every namespace waits meanwhile): a
+         * program let go at its exec stop unfinished would be stopped by
+         * its hold for the successor (or, without one, run with the
+         * kernel's vDSO). */
+        for (unsigned ms = 0; injecting(s) && ms < 50; ms++) {
+                supervisor_exec_on_sigchld(s);
+                if (injecting(s))
+                        (void) usleep(1000);
+        }
         while (s->execs) {
                 (void) ptrace(PTRACE_DETACH, s->execs->tid, 0, 0);
+                /* Still held: its entry stays, for the successor. */
+                s->execs->hold_slot = -1;
                 trace_free(s->execs);
         }
         s->exec_rescan = sd_event_source_disable_unref(s->exec_rescan);
+        s->exec_adopt = sd_event_source_disable_unref(s->exec_adopt);
 }
 
 bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif *req) {
@@ -769,4 +919,266 @@ bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif 
         /* ...and the program reads clocks through our image, which called
          * it: a program without it gets the emulated answer. */
         return tns_supervisor_maps_image(l->s, req->pid);
+}
+
+/* The state letter of /proc/PID/stat ('T': stopped by a signal). */
+static char proc_state(pid_t pid) {
+        char path[64], buf[512], *p;
+        _cleanup_close_ int fd = -EBADF;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        p = strrchr(buf, ')'); /* the name may hold anything */
+        return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Where a program's first instruction is, from the kernel's copy of its
+ * auxv: its interpreter's entry if it has one, else its own. */
+static int entry_of(pid_t pid, uint64_t *ret_entry, uint64_t *ret_vdso) {
+        uint64_t kv[2], entry = 0, base = 0, vdso = 0;
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        while (fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != AT_NULL) {
+                if (kv[0] == AT_ENTRY)
+                        entry = kv[1];
+                else if (kv[0] == AT_BASE)
+                        base = kv[1];
+                else if (kv[0] == AT_SYSINFO_EHDR)
+                        vdso = kv[1];
+        }
+        if (base) {
+                _cleanup_close_ int mem = open_mem(pid);
+                Elf64_Ehdr eh;
+
+                if (mem < 0 || mem_read(mem, base, &eh, sizeof(eh)) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+                        return -EBADMSG;
+                entry = base + eh.e_entry;
+        }
+        if (!entry || !vdso)
+                return -ENOENT;
+        *ret_entry = entry;
+        *ret_vdso = vdso;
+        return 0;
+}
+
+/* The memfds of the namespaces with an image, by inode: how a held
+ * program is known, whoever its parent is now. */
+struct memfd_id {
+        dev_t dev;
+        ino_t ino;
+        struct tns_ns *ns;
+};
+
+/* The fd of one of our namespaces' memfds that a program was handed, and
+ * that namespace; INT_MAX if none. */
+static int handed_fd(pid_t pid, const struct memfd_id *ids, size_t n, struct tns_ns **ret_ns) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+        d = opendir(path);
+        while (d && (de = readdir(d))) {
+                struct stat st;
+
+                if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) < 0)
+                        continue;
+                for (size_t i = 0; i < n; i++)
+                        if (st.st_dev == ids[i].dev && st.st_ino == ids[i].ino) {
+                                *ret_ns = ids[i].ns;
+                                return atoi(de->d_name);
+                        }
+        }
+        return INT_MAX;
+}
+
+/* Whether pid runs under a seccomp filter (ours among them, if it is a
+ * member): a program handed a memfd fd by some other means is not taken. */
+static bool under_filter(pid_t pid) {
+        char path[64], line[128];
+        _cleanup_(fclosep) FILE *f = NULL;
+        int mode = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", pid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "Seccomp: %d", &mode) == 1)
+                        break;
+        return mode == 2;
+}
+
+/* A stopped member: if it is a program its predecessor held (stopped at
+ * its first instruction, the kernel's vDSO still in its auxv, or our tail
+ * already in its registers), finishes its exec and lets it run on. Any
+ * other stopped program (a shell's job, a debugger's) is left as it is. */
+static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, int fd) {
+        struct exec_trace t = {
+                .s = s, .kind = TRACE_EXEC, .tid = pid, .tgid = pid, .ns = ns, .target_fd = fd, .hold_slot = -1};
+        struct user_regs_struct regs;
+        uint64_t entry, vdso, kernel_base;
+        int status, sig, r = -EAGAIN;
+        size_t off;
+        bool ours;
+
+        if (entry_of(pid, &entry, &vdso) < 0)
+                return;
+        if (ptrace(PTRACE_SEIZE, pid, 0, 0) < 0)
+                return;
+        if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0)
+                return supervisor_trace_orphan(s, pid, pid);
+        /* A stopped task reports the interrupt at once; bounded anyway. */
+        for (unsigned ms = 0; ms < 100; ms++) {
+                pid_t w = waitpid(pid, &status, __WALL | WNOHANG);
+
+                if (w < 0 || (w > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED))
+                        return;
+                if (w > 0) {
+                        r = 0;
+                        break;
+                }
+                (void) usleep(1000);
+        }
+        if (r < 0)
+                return supervisor_trace_orphan(s, pid, pid);
+        ours = ptrace(PTRACE_GETREGS, pid, 0, &regs) >= 0 && regs.cs == 0x33 &&
+               ((regs.rip == entry && read_sysinfo(pid, regs.rsp, &off, &kernel_base) >= 0 && kernel_base == vdso) ||
+                (s->vdso->tail && regs.rip == vdso + s->vdso->tail));
+        if (!ours) {
+                /* Stays in its stop: the kernel puts a task detached in a
+                 * group stop back into it. */
+                (void) ptrace(PTRACE_DETACH, pid, 0, 0);
+                return;
+        }
+        if (regs.rip == entry) {
+                r = inject_vdso(&t);
+                if (r < 0 && r != -ENOENT) {
+                        s->stats.vdso_failed++;
+                        log_trace(&t, LOG_WARNING, r, "Failed to inject the vDSO, the program uses the syscall path");
+                }
+        }
+        /* SIGCONT first: a death between the two then lets it run, its
+         * registers at our tail. Its parent is told it continued, as it
+         * was told it stopped. */
+        (void) kill(pid, SIGCONT);
+        (void) ptrace(PTRACE_DETACH, pid, 0, 0);
+        tns_log_full(&s->log, LOG_INFO, 0, &(struct tns_log_ctx){.pid = pid, .syscall = "execve"},
+                     "Finished the exec of a program held at its start by the previous instance");
+}
+
+/* A stopped process: one of our held programs if it holds one of our
+ * memfds (or, in a namespace without an image, by its parent chain). */
+static void adopt_pid(struct tns_supervisor *s, const struct memfd_id *ids, size_t n, pid_t pid) {
+        struct tns_ns *ns = NULL;
+        int fd = handed_fd(pid, ids, n, &ns);
+
+        if (!ns) {
+                /* No memfd handed: a member of a namespace without our
+                 * image (no vDSO at all), by its parent chain. In one with
+                 * an image, a held program has its fd: one without it is
+                 * another's stop (an entrant the BPF watch stopped is
+                 * attached, not injected). */
+                ns = tns_supervisor_find_process(s, pid);
+                if (ns && tns_ns_has_image(ns))
+                        ns = NULL;
+        }
+        if (ns && under_filter(pid))
+                adopt_one(s, ns, pid, fd);
+}
+
+static bool own_trace(struct tns_supervisor *s, pid_t tid) {
+        for (struct exec_trace *t = s->execs; t; t = t->next)
+                if (t->tid == tid)
+                        return true;
+        return false;
+}
+
+/* The predecessor's held execs, from the in-flight page: each is looked
+ * at once stopped (or forgotten once gone, or at the last round). Past the
+ * page's table (execs_overflow), every stopped process of the host is:
+ * a held program whose parent died is some reaper's child by now. Returns
+ * whether any is left for a later round. */
+static bool adopt_scan(struct tns_supervisor *s, bool last) {
+        struct tns_inflight *p = s->inflight;
+        _cleanup_free_ struct memfd_id *ids = NULL;
+        size_t n = 0, max = 0;
+        bool left = false;
+
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                max++;
+        ids = calloc(max ? max : 1, sizeof(*ids));
+        if (!ids)
+                return false;
+        for (struct tns_ns *ns = s->namespaces; ns && n < max; ns = ns->next) {
+                struct stat st;
+                int ro = tns_ns_has_image(ns) ? tns_ns_ro_fd(ns) : -EBADF;
+
+                if (ro >= 0 && fstat(ro, &st) >= 0)
+                        ids[n++] = (struct memfd_id){st.st_dev, st.st_ino, ns};
+        }
+        for (int i = 0; i < TNS_INFLIGHT_EXECS; i++) {
+                struct tns_inflight_exec e = p->execs[i];
+                char state;
+
+                if (e.tid <= 0 || own_trace(s, e.tid))
+                        continue;
+                /* Its exec done, the program is its thread group's leader. */
+                state = proc_state(e.tgid);
+                if (state == 'T')
+                        adopt_pid(s, ids, n, e.tgid);
+                if (state == 'T' || state == 0 || last)
+                        p->execs[i] = (struct tns_inflight_exec){};
+                else
+                        left = true;
+        }
+        if (p->execs_overflow) {
+                _cleanup_(closedirp) DIR *d = opendir("/proc");
+                struct dirent *de;
+
+                while (d && (de = readdir(d))) {
+                        pid_t pid = (pid_t) atoi(de->d_name);
+
+                        if (pid > 1 && pid != getpid() && proc_state(pid) == 'T' && !own_trace(s, pid))
+                                adopt_pid(s, ids, n, pid);
+                }
+                if (last)
+                        p->execs_overflow = 0;
+                else
+                        left = true;
+        }
+        return left;
+}
+
+static int on_adopt(sd_event_source *src, uint64_t usec, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        s->exec_adopt = sd_event_source_disable_unref(s->exec_adopt);
+        supervisor_exec_adopt(s);
+        return 0;
+}
+
+/* At a restore and then a few times: a program let go by its dying
+ * tracer may reach its stop only after we have started. */
+void supervisor_exec_adopt(struct tns_supervisor *s) {
+        static const uint64_t after_usec[] = {50000, 200000, 750000, 2000000};
+
+        if (!s->vdso || !s->inflight)
+                return;
+        if (!adopt_scan(s, s->exec_adopt_round >= ELEMENTSOF(after_usec)))
+                return;
+        if (s->exec_adopt_round < ELEMENTSOF(after_usec) && !s->exec_adopt &&
+            sd_event_add_time_relative(s->event, &s->exec_adopt, CLOCK_MONOTONIC, after_usec[s->exec_adopt_round], 0,
+                                       on_adopt, s) >= 0)
+                s->exec_adopt_round++;
 }

@@ -65,6 +65,10 @@ struct exec_trace {
         struct tns_ns *ns;
         struct tns_held_signals held;
         bool released; /* nothing more to do: detach at its next stop, or reap its exit */
+        /* The hold (supervisor-exec.c, hold_exec()): a SIGSTOP of ours is
+         * pending in the tracee, for the case we die before it is let go. */
+        bool stop_sent;
+        int hold_slot; /* its entry in the in-flight page's execs, -1 if none */
         struct exec_trace *next;
 };
 
@@ -156,6 +160,9 @@ struct tns_supervisor {
         struct tns_vdso_host *vdso; /* NULL: no vDSO injection */
         struct exec_trace *execs;
         unsigned n_execs;
+        struct exec_trace *exec_to_hold; /* begun by the call being served: held after its reply */
+        sd_event_source *exec_adopt; /* supervisor-exec.c: the next look for held programs */
+        unsigned exec_adopt_round;
         struct wait_trace *waits;
         unsigned n_waits;
         int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
@@ -230,6 +237,11 @@ void supervisor_link_ns(struct tns_supervisor *s, struct tns_ns *ns);
  * function then lets the syscall continue. <0: no injection this time. */
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 void supervisor_exec_done(struct tns_supervisor *s);
+/* After the reply to the call being served: the hold of the exec it began. */
+void supervisor_exec_replied(struct tns_supervisor *s);
+/* After a restore: finishes (now and a few times in the next seconds) the
+ * execs that a predecessor held and could not finish. */
+void supervisor_exec_adopt(struct tns_supervisor *s);
 /* A SIGCHLD came: every exec trace in flight looks at its stops. */
 void supervisor_exec_on_sigchld(struct tns_supervisor *s);
 /* The exec tail's marker call (inject.h): the reply. */

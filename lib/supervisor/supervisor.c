@@ -601,6 +601,7 @@ static void serve_received(struct listener *l) {
         start = now_ns();
         result = serve(l, s->req, &c);
         respond(l, s->req->id, result);
+        supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)
                 __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
         account_latency(s, s->req->data.nr, now_ns() - start);
@@ -803,6 +804,7 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
         __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
         if (resend_lost(s) > 0)
                 tns_log(&s->log, LOG_INFO, "Sent calls lost in a receive back through the filter");
+        supervisor_exec_adopt(s);
         return served;
 }
 

@@ -121,7 +121,7 @@ void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor
  * in the fd store) accepts its answer from anyone. So the request is
  * copied, from receipt to answer, into memory that outlives the daemon
  * (a memfd it keeps): its successor serves it again. */
-#define TNS_INFLIGHT_MAGIC UINT64_C(0x544e53494e464c32) /* "TNSINFL2" */
+#define TNS_INFLIGHT_MAGIC UINT64_C(0x544e53494e464c33) /* "TNSINFL3" */
 /* A notification can also be lost inside the RECV itself: a SIGKILL there
  * leaves it "sent" with no copy anywhere. Its id is the next after the
  * last one received on its listener (ids grow, RECV takes them in order),
@@ -134,13 +134,21 @@ struct tns_inflight_ids {
         uint64_t serial_plus1; /* 0: a free entry */
         uint64_t last_id;
 };
+/* Execs held (supervisor-exec.c: a SIGSTOP of ours pending in them), so
+ * that a successor looks at exactly these programs; past the table's
+ * size, execs_overflow makes it look at every stopped process. */
+#define TNS_INFLIGHT_EXECS 256
+struct tns_inflight_exec {
+        int32_t tid, tgid; /* 0: a free entry */
+};
 struct tns_inflight {
         uint64_t magic;
         uint64_t listener; /* its serial */
         uint32_t busy;
-        uint32_t reserved;
+        uint32_t execs_overflow;
         struct seccomp_notif req;
         struct tns_inflight_ids ids[TNS_INFLIGHT_LISTENERS];
+        struct tns_inflight_exec execs[TNS_INFLIGHT_EXECS];
 };
 /* The size of the memory to give (whole pages). */
 #define TNS_INFLIGHT_SIZE ((sizeof(struct tns_inflight) + 4095) & ~(size_t) 4095)

@@ -170,6 +170,64 @@ WatchdogSec=1s"
         [[ "$output" == "No namespaces." ]] || fail "$output"
 }
 
+@test "exec kill loop: programs exec'd while timensd gets kill -9 and restarts start shifted (host vDSO execs reported)" {
+        build_helpers exec-kill
+        boot_systemd
+        sns_ctl create execs --monotonic +1000000s
+        min=$(($(host_ns monotonic) / NSEC_PER_SEC + 1000000))
+        sns "$TIMENSCTL" run --join execs -- "$HELPERS/exec-kill" loop 600 "$min" >"$BATS_TEST_TMPDIR/loop" 2>&1 &
+        BG=$!
+        sleep 1
+        # TIMENS_EXEC_LOOP_ROUNDS for a longer measure (with
+        # TIMENS_TEST_TIMEOUT above its duration).
+        rounds=${TIMENS_EXEC_LOOP_ROUNDS:-10}
+        for ((i = 0; i < rounds; i++)); do
+                old=$(main_pid)
+                sns kill -9 "$old"
+                wait_restarted "$old"
+                sleep 0.3
+                old=$(main_pid)
+                sns systemctl restart timensd.service
+                wait_restarted "$old"
+                sleep 0.3
+        done
+        sns pkill -USR1 -f "exec-kill loop" || true
+        wait "$BG" || fail "loop: $(cat "$BATS_TEST_TMPDIR/loop")"
+        BG=
+        out=$(cat "$BATS_TEST_TMPDIR/loop")
+        journal=$(sns journalctl -u timensd --no-pager)
+        echo "# $((2 * rounds)) deaths: $out; held programs finished by the next instance: $(grep -c 'Finished the exec of a program held' <<<"$journal")" >&3
+        [[ "$out" =~ execs\ ([0-9]+)\ host_vdso\ ([0-9]+)\ wrong\ 0\ syscall_path\ ([0-9]+)\ failed\ 0 ]] || fail "$out"
+}
+
+@test "under timensd's exec hold: execs killed, stopped or waited for with WUNTRACED behave as on the host; bash job control unchanged" {
+        build_helpers exec-kill
+        boot_systemd
+        sns_ctl create hold --monotonic +1d
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" kill 200 /bin/sleep 5
+        [ "$status" -eq 0 ] && [[ "$output" == *"200 children reaped" ]] || fail "kill: $output"
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" stopcont 200 /bin/true
+        [ "$status" -eq 0 ] && [[ "$output" == *"200 children reaped" ]] || fail "stopcont: $output"
+        # A parent's waitpid(WUNTRACED) never sees the hold's stop.
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" untraced 300 /bin/true
+        [ "$status" -eq 0 ] && [[ "$output" == *"300 children reaped" ]] || fail "untraced: $output"
+        # Exec'd with SIGCONT blocked: nothing of the hold is left pending.
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" contblocked 50
+        [ "$status" -eq 0 ] && [[ "$output" == *"50 children reaped" ]] || fail "SIGCONT blocked: $output"
+        # Failed execs first (a PATH lookup), then the one that works.
+        run sns "$TIMENSCTL" run --join hold -- "$HELPERS/exec-kill" untraced 50 env PATH=/nope:/nope2:/usr/bin:/bin true
+        [ "$status" -eq 0 ] && [[ "$output" == *"50 children reaped" ]] || fail "PATH lookups: $output"
+        # Job control: a job in the background, brought back with fg.
+        run sns "$TIMENSCTL" run --join hold -- bash -c 'set -m; sleep 0.3 & jobs; fg >/dev/null; echo "fg $?"; jobs | wc -l'
+        [ "$status" -eq 0 ] || fail "bash: $output"
+        [ "$output" = $'[1]+  Running                 sleep 0.3 &\nfg 0\n0' ] || fail "bash: $output"
+        run bash -c 'set -m; sleep 0.3 & jobs; fg >/dev/null; echo "fg $?"; jobs | wc -l'
+        [ "$output" = $'[1]+  Running                 sleep 0.3 &\nfg 0\n0' ] || fail "host bash: $output"
+        # Nothing of it was logged above debug.
+        run sns journalctl -u timensd --no-pager -p warning
+        [[ "$output" != *execve* ]] || fail "$output"
+}
+
 @test "under the unit's hardening (MemoryDenyWriteExecute=) the image reads the clocks as a plain timensd's does" {
         local dir pid plain unit
         # A plain timensd of the test's own, outside the unit: its read path.

@@ -232,6 +232,9 @@ echo "  - Total time: $((SECONDS - start)) s."
 # The vDSO path and the cost of its injection at exec.
 "$(dirname "$0")/vdso.sh" "$builddir"
 
+# fork + exec + exit, interleaved: host, embedded, timensd with its hold.
+"$(dirname "$0")/exec.sh" "$builddir"
+
 # Absolute waits: wake-up latency, and relative waits not intercepted.
 "$(dirname "$0")/waits.sh" "$builddir"
 

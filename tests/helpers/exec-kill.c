@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Execs at their hardest instants, for tests/bats/exec.bats:
+ *
+ *   exec-kill kill N PROG [ARG...]      N children exec PROG; each is sent
+ *                                       SIGKILL at a different instant
+ *                                       around its exec (before it, during
+ *                                       it, right after it); every one must
+ *                                       be reaped by its parent (a child
+ *                                       left traced by a supervisor is a
+ *                                       zombie nobody can reap: a hang)
+ *   exec-kill stopcont N PROG [ARG...]  the same with SIGSTOP then SIGCONT:
+ *                                       each child must exit 0
+ *   exec-kill untraced N PROG [ARG...]  N children exec PROG, each waited
+ *                                       for with WUNTRACED: none may be
+ *                                       seen stopped, each must exit 0
+ *   exec-kill contblocked N             N children exec `exec-kill pending`
+ *                                       with SIGCONT blocked: each must exit 0
+ *   exec-kill pending                   exits 13 if a signal is pending
+ *                                       (a hold's SIGCONT or SIGSTOP left)
+ *   exec-kill fullfds PROG [ARG...]     execs PROG with every fd of a small
+ *                                       table (RLIMIT_NOFILE 64) open, each
+ *                                       close-on-exec (full at the exec only)
+ *   exec-kill loop SECONDS MIN_SEC      fork + exec of `exec-kill probe
+ *                                       MIN_SEC` for SECONDS (or up to a
+ *                                       SIGUSR1), then one line:
+ *                                       "execs N host_vdso H wrong W
+ *                                       syscall_path S failed F"
+ *   exec-kill probe MIN_SEC [MS]        (after MS ms) exits 10 if this program runs with
+ *                                       the kernel's vDSO (its stack's
+ *                                       AT_SYSINFO_EHDR is the kernel's), 11
+ *                                       if its first monotonic read (libc,
+ *                                       the vDSO when there is one) is below
+ *                                       MIN_SEC, 12 if it has no vDSO (the
+ *                                       syscall path), else 0
+ *
+ * A hang fails after 120 s (alarm). */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void on_alarm(int sig) {
+        static const char msg[] = "exec-kill: hang: a child was never reaped\n";
+
+        (void) sig;
+        (void) !write(2, msg, sizeof(msg) - 1);
+        _exit(1);
+}
+
+static unsigned long kernel_vdso(void) {
+        unsigned long kv[2];
+        FILE *f = fopen("/proc/self/auxv", "re");
+        unsigned long r = 0;
+
+        while (f && fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != AT_NULL)
+                if (kv[0] == AT_SYSINFO_EHDR)
+                        r = kv[1];
+        if (f)
+                fclose(f);
+        return r;
+}
+
+static int probe(long min_sec) {
+        /* First: the read a program makes before anything else. */
+        struct timespec ts;
+        unsigned long mine;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        mine = getauxval(AT_SYSINFO_EHDR);
+        if (mine && mine == kernel_vdso())
+                return 10;
+        if (ts.tv_sec < min_sec)
+                return 11;
+        return mine ? 0 : 12;
+}
+
+static void spin_us(long us) {
+        struct timespec a, b;
+
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        do
+                clock_gettime(CLOCK_MONOTONIC, &b);
+        while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+/* One child: fork, exec, and sig at instant i (0: as soon as the exec is
+ * seen, through the close-on-exec pipe; then 0..199 us after the fork). */
+static int one(int i, int sig, char **argv) {
+        int p[2], status;
+        char c;
+        pid_t pid;
+
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -1;
+        pid = fork();
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                close(p[0]);
+                execvp(argv[0], argv);
+                _exit(127);
+        }
+        close(p[1]);
+        if (i % 2 == 0)
+                (void) !read(p[0], &c, 1); /* EOF: the exec happened */
+        else
+                spin_us((i / 2) % 200);
+        close(p[0]);
+        kill(pid, sig);
+        if (sig == SIGSTOP) {
+                spin_us(i % 50);
+                kill(pid, SIGCONT);
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -1;
+        if (sig == SIGKILL)
+                return WIFSIGNALED(status) || WIFEXITED(status) ? 0 : -1;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                fprintf(stderr, "exec-kill: child %d: status 0x%x\n", i, status);
+                return -1;
+        }
+        return 0;
+}
+
+static int untraced(int n, char **argv) {
+        for (int i = 0; i < n; i++) {
+                pid_t pid = fork();
+                int status;
+
+                if (pid < 0)
+                        return 1;
+                if (pid == 0) {
+                        execvp(argv[0], argv);
+                        _exit(127);
+                }
+                while (waitpid(pid, &status, WUNTRACED) < 0)
+                        if (errno != EINTR)
+                                return 1;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                        fprintf(stderr, "exec-kill: child %d: status 0x%x%s\n", i, status,
+                                WIFSTOPPED(status) ? " (stopped)" : "");
+                        kill(pid, SIGKILL);
+                        return 1;
+                }
+        }
+        printf("exec-kill: %d children reaped\n", n);
+        return 0;
+}
+
+static volatile sig_atomic_t stop_loop;
+
+static void on_usr1(int sig) {
+        (void) sig;
+        stop_loop = 1;
+}
+
+static int loop(char *self, int seconds, const char *min) {
+        unsigned long n = 0, host = 0, wrong = 0, sys = 0, failed = 0;
+        time_t end = time(NULL) + seconds;
+
+        signal(SIGUSR1, on_usr1);
+        alarm((unsigned) seconds + 120);
+        while (time(NULL) < end && !stop_loop) {
+                pid_t pid = fork();
+                int status;
+
+                if (pid < 0)
+                        return 1;
+                if (pid == 0) {
+                        sigset_t usr1;
+
+                        /* The loop's stop signal, sent by name (pkill), is
+                         * not for its children. */
+                        sigemptyset(&usr1);
+                        sigaddset(&usr1, SIGUSR1);
+                        sigprocmask(SIG_BLOCK, &usr1, NULL);
+                        execl(self, self, "probe", min, (char *) NULL);
+                        _exit(127);
+                }
+                while (waitpid(pid, &status, 0) < 0)
+                        if (errno != EINTR)
+                                return 1;
+                n++;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) > 12 ||
+                    (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 10))
+                        fprintf(stderr, "exec-kill: exec %lu: status 0x%x\n", n, status);
+                if (!WIFEXITED(status))
+                        failed++;
+                else if (WEXITSTATUS(status) == 10)
+                        host++;
+                else if (WEXITSTATUS(status) == 11)
+                        wrong++;
+                else if (WEXITSTATUS(status) == 12)
+                        sys++;
+                else if (WEXITSTATUS(status) != 0)
+                        failed++;
+        }
+        printf("execs %lu host_vdso %lu wrong %lu syscall_path %lu failed %lu\n", n, host, wrong, sys, failed);
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        struct rlimit rl = {64, 64};
+        int n;
+
+        if (argc == 2 && strcmp(argv[1], "pending") == 0) {
+                sigset_t set;
+
+                sigpending(&set);
+                return sigismember(&set, SIGCONT) || sigismember(&set, SIGSTOP) ? 13 : 0;
+        }
+        if (argc == 3 && strcmp(argv[1], "contblocked") == 0) {
+                char pend[] = "pending";
+                char *pending[] = {argv[0], pend, NULL};
+                sigset_t cont;
+
+                sigemptyset(&cont);
+                sigaddset(&cont, SIGCONT);
+                sigprocmask(SIG_BLOCK, &cont, NULL);
+                return untraced(atoi(argv[2]), pending);
+        }
+        if (argc >= 3 && strcmp(argv[1], "probe") == 0) {
+                int r = probe(atol(argv[2]));
+
+                /* Time for a supervisor's message to reach the terminal. */
+                if (argc >= 4)
+                        usleep((useconds_t) atoi(argv[3]) * 1000);
+                return r;
+        }
+        signal(SIGALRM, on_alarm);
+        alarm(120);
+        if (argc >= 4 && strcmp(argv[1], "loop") == 0)
+                return loop(argv[0], atoi(argv[2]), argv[3]);
+        if (argc >= 3 && strcmp(argv[1], "fullfds") == 0) {
+                if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                        return 2;
+                /* Close-on-exec: full at the exec, free after it. */
+                while (open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0)
+                        ;
+                if (errno != EMFILE)
+                        return 2;
+                execvp(argv[2], argv + 2);
+                return 127;
+        }
+        if (argc < 4 || (n = atoi(argv[2])) <= 0) {
+                fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | "
+                                "loop SEC MIN\n");
+                return 2;
+        }
+        if (strcmp(argv[1], "untraced") == 0)
+                return untraced(n, argv + 3);
+        for (int i = 0; i < n; i++) {
+                int sig = strcmp(argv[1], "kill") == 0 ? SIGKILL : SIGSTOP;
+
+                if (one(i, sig, argv + 3) < 0) {
+                        fprintf(stderr, "exec-kill: child %d failed\n", i);
+                        return 1;
+                }
+        }
+        printf("exec-kill: %d children reaped\n", n);
+        return 0;
+}
