@@ -4,13 +4,9 @@
  * renamed over it), or print the seccomp profile of the agent mode. The
  * edits themselves are lib/oci/oci-config.c's. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "clocks.h"
 #include "oci.h"
@@ -52,30 +48,6 @@ static void help(void) {
                "See timensctl(1), OCI CONTAINERS.\n");
 }
 
-/* A date is written as UTC ("2030-01-01T00:00:00Z"): the hook and timensd
- * may run with another TZ than this shell. Offsets are kept as typed. */
-static int canonical_text(enum tns_clock_class c, const char *text, char *buf, size_t size) {
-        struct tns_offset_spec spec;
-        time_t t;
-        struct tm tm;
-        int r;
-
-        r = tns_offset_parse(text, c == TNS_CLASS_REALTIME, &spec);
-        if (r < 0)
-                return r;
-        if (spec.kind == TNS_OFFSET_RELATIVE) {
-                snprintf(buf, size, "%s", text);
-                return 0;
-        }
-        t = (time_t) (spec.ns / 1000000000);
-        if (!gmtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-                return -ERANGE;
-        if (spec.ns % 1000000000)
-                snprintf(buf + strlen(buf), size - strlen(buf), ".%09lld", (long long) (spec.ns % 1000000000));
-        snprintf(buf + strlen(buf), size - strlen(buf), "Z");
-        return 0;
-}
-
 /* Checked as `timensctl run` checks them (the same parser and range). */
 static int check_args(struct oci_args *a) {
         int64_t unused[TNS_CLASS_MAX];
@@ -85,7 +57,8 @@ static int check_args(struct oci_args *a) {
         if (r < 0)
                 return r;
         for (int c = 0; c < TNS_CLASS_MAX; c++)
-                if (a->offsets.text[c] && canonical_text(c, a->offsets.text[c], a->text[c], sizeof(a->text[c])) < 0)
+                if (a->offsets.text[c] &&
+                    tns_oci_offset_text(c, a->offsets.text[c], a->text[c], sizeof(a->text[c])) < 0)
                         return tns_log_errno(&timensctl_log, LOG_ERR, ERANGE, "--%s '%s' cannot be written as a date",
                                              tns_class_name(c), a->offsets.text[c]);
         return a->name ? ctl_check_name("--name", a->name) : 0;
@@ -118,43 +91,16 @@ static int print_profile(const struct oci_args *a) {
         return 0;
 }
 
-/* The new config.json beside the old one, then renamed over it: a reader
- * (a runtime starting) sees the old file or the new, never half of one. */
-static int write_config(const char *path, json_object *config) {
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        const char *text = json_object_to_json_string_ext(config, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
-        struct stat st;
-        size_t len = strlen(text);
-        int r = 0;
-
-        if (stat(path, &st) < 0 || asprintf(&tmp, "%s.timens.XXXXXX", path) < 0)
-                return tns_log_errno(&timensctl_log, LOG_ERR, errno ?: ENOMEM, "Failed to read %s: %m", path);
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return tns_log_errno(&timensctl_log, LOG_ERR, errno, "Failed to create %s: %m", tmp);
-        if (write(fd, text, len) != (ssize_t) len || write(fd, "\n", 1) != 1 || fchmod(fd, st.st_mode & 07777) < 0 ||
-            fsync(fd) < 0 || rename(tmp, path) < 0)
-                r = tns_log_errno(&timensctl_log, LOG_ERR, errno ?: EIO, "Failed to write %s: %m", path);
-        if (r < 0)
-                (void) unlink(tmp);
-        return r;
-}
-
 static int edit_bundle(const char *bundle, const struct oci_args *a) {
-        _cleanup_free_ char *path = NULL, *md = NULL;
+        _cleanup_free_ char *md = NULL;
         _cleanup_json_ json_object *config = NULL;
         char err[TNS_OCI_ERR_MAX] = "";
         const char *text[TNS_CLASS_MAX];
         int r;
 
-        if (asprintf(&path, "%s/config.json", bundle) < 0)
-                return -ENOMEM;
-        config = json_object_from_file(path);
-        if (!config)
-                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Failed to read %s: %s", path,
-                                     json_util_get_last_err() ?: "not JSON");
+        r = tns_oci_bundle_read(bundle, &config, err);
+        if (r < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to read the bundle: %s", err);
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 text[c] = a->offsets.text[c] ? a->text[c] : NULL;
         if (a->agent) {
@@ -164,8 +110,12 @@ static int edit_bundle(const char *bundle, const struct oci_args *a) {
                 r = tns_oci_config_add_hook(config, a->hook_path, text, a->name, err);
         }
         if (r < 0)
-                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to edit %s: %s", path, err[0] ? err : "%m");
-        return write_config(path, config);
+                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to edit %s/config.json: %s", bundle,
+                                     err[0] ? err : "%m");
+        r = tns_oci_bundle_write(bundle, config, err);
+        if (r < 0)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to write the bundle: %s", err);
+        return 0;
 }
 
 enum {

@@ -256,28 +256,37 @@ int tns_oci_config_add_agent(json_object *config, const char *listener_path, con
         return r < 0 ? r : obj_add(linux_, "seccomp", seccomp);
 }
 
-static json_object *hook_entry(const char *hook_path) {
+/* {"path": hook_path, "args": ["timens-oci-hook", args..., stage]}; the
+ * stage is left out for createRuntime, the hook's default. */
+static json_object *hook_entry(const char *stage, const char *hook_path, const char *const *args) {
         _cleanup_json_ json_object *h = json_object_new_object();
-        json_object *args = json_object_new_array();
+        json_object *a = json_object_new_array();
 
-        if (!h || obj_add(h, "path", json_object_new_string(hook_path)) < 0 || obj_add(h, "args", args) < 0 ||
-            arr_add(args, json_object_new_string("timens-oci-hook")) < 0)
+        if (!h || obj_add(h, "path", json_object_new_string(hook_path)) < 0 || obj_add(h, "args", a) < 0 ||
+            arr_add(a, json_object_new_string("timens-oci-hook")) < 0)
+                return NULL;
+        for (size_t i = 0; args && args[i]; i++)
+                if (arr_add(a, json_object_new_string(args[i])) < 0)
+                        return NULL;
+        if (strcmp(stage, "createRuntime") != 0 && arr_add(a, json_object_new_string(stage)) < 0)
                 return NULL;
         return TAKE_PTR(h);
 }
 
-/* hooks.createRuntime, with our entry once. */
-static int add_hook_entry(json_object *config, const char *hook_path, char *err) {
+int tns_oci_config_add_hook_entry(json_object *config, const char *stage, const char *hook_path,
+                                  const char *const *args, char *err) {
         json_object *hooks, *list, *path;
         _cleanup_json_ json_object *kept = json_object_new_array();
         int r;
 
+        if (!json_object_is_type(config, json_type_object))
+                return fail(err, -EINVAL, "config.json is not a JSON object");
         r = get_or_add_object(config, "hooks", &hooks, err);
         if (r < 0 || !kept)
                 return r < 0 ? r : -ENOMEM;
-        if (json_object_object_get_ex(hooks, "createRuntime", &list) && !json_object_is_type(list, json_type_null)) {
+        if (json_object_object_get_ex(hooks, stage, &list) && !json_object_is_type(list, json_type_null)) {
                 if (!json_object_is_type(list, json_type_array))
-                        return fail(err, -EINVAL, "hooks.createRuntime in config.json is not an array");
+                        return fail(err, -EINVAL, "hooks.%s in config.json is not an array", stage);
                 for (size_t i = 0; i < json_object_array_length(list); i++) {
                         json_object *h = json_object_array_get_idx(list, i);
 
@@ -289,8 +298,8 @@ static int add_hook_entry(json_object *config, const char *hook_path, char *err)
                                 return r;
                 }
         }
-        r = arr_add(kept, hook_entry(hook_path));
-        return r < 0 ? r : obj_add(hooks, "createRuntime", TAKE_PTR(kept));
+        r = arr_add(kept, hook_entry(stage, hook_path, args));
+        return r < 0 ? r : obj_add(hooks, stage, TAKE_PTR(kept));
 }
 
 int tns_oci_config_add_hook(json_object *config, const char *hook_path, const char *const text[TNS_CLASS_MAX],
@@ -299,9 +308,7 @@ int tns_oci_config_add_hook(json_object *config, const char *hook_path, const ch
         char key[64];
         int r;
 
-        if (!json_object_is_type(config, json_type_object))
-                return fail(err, -EINVAL, "config.json is not a JSON object");
-        r = add_hook_entry(config, hook_path, err);
+        r = tns_oci_config_add_hook_entry(config, "createRuntime", hook_path, NULL, err);
         if (r >= 0)
                 r = get_or_add_object(config, "annotations", &ann, err);
         for (int c = 0; r >= 0 && c < TNS_CLASS_MAX; c++) {

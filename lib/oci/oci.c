@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "clocks.h"
 #include "oci.h"
@@ -133,9 +134,8 @@ static int class_from_name(const char *s, size_t n) {
         return -EINVAL;
 }
 
-/* One KEY=VALUE of either source; where names it in messages. */
-static int set_key(struct tns_oci_request *req, const char *key, size_t key_len, const char *value, const char *where,
-                   char *err) {
+int tns_oci_request_set(struct tns_oci_request *req, const char *key, size_t key_len, const char *value,
+                        const char *where, char *err) {
         int c = class_from_name(key, key_len);
         struct tns_offset_spec spec;
         int r;
@@ -182,7 +182,7 @@ int tns_oci_metadata_parse(const char *text, struct tns_oci_request *ret, char *
                         return fail(err, -EINVAL, "listenerMetadata: '%.*s' given twice", (int) (eq - item), item);
                 if (c >= 0)
                         seen |= 1U << c;
-                r = set_key(ret, item, (size_t) (eq - item), eq + 1, "listenerMetadata", err);
+                r = tns_oci_request_set(ret, item, (size_t) (eq - item), eq + 1, "listenerMetadata", err);
                 if (r < 0)
                         return r;
         }
@@ -190,7 +190,7 @@ int tns_oci_metadata_parse(const char *text, struct tns_oci_request *ret, char *
 }
 
 bool tns_oci_has_annotations(json_object *annotations) {
-        if (!annotations)
+        if (!json_object_is_type(annotations, json_type_object))
                 return false;
         json_object_object_foreach(annotations, key, value) {
                 (void) value;
@@ -205,6 +205,8 @@ int tns_oci_annotations_parse(json_object *annotations, struct tns_oci_request *
 
         if (!annotations)
                 return 0;
+        if (!json_object_is_type(annotations, json_type_object))
+                return fail(err, -EINVAL, "\"annotations\" is not an object");
         json_object_object_foreach(annotations, key, value) {
                 char where[128];
                 int r;
@@ -214,7 +216,7 @@ int tns_oci_annotations_parse(json_object *annotations, struct tns_oci_request *
                 snprintf(where, sizeof(where), "annotation %s", key);
                 if (!json_object_is_type(value, json_type_string))
                         return fail(err, -EINVAL, "%s: the value is not a string", where);
-                r = set_key(ret, key + plen, strlen(key + plen), json_object_get_string(value), where, err);
+                r = tns_oci_request_set(ret, key + plen, strlen(key + plen), json_object_get_string(value), where, err);
                 if (r < 0)
                         return r;
         }
@@ -285,4 +287,30 @@ void tns_oci_default_name(const char *id, char ret[TNS_NS_NAME_MAX + 1]) {
         ret[0] = '\0';
         if (id && tns_ns_name_valid(id))
                 snprintf(ret, TNS_NS_NAME_MAX + 1, "%s", id);
+}
+
+int tns_oci_offset_text(enum tns_clock_class c, const char *text, char *buf, size_t size) {
+        struct tns_offset_spec spec;
+        int64_t sec, nsec;
+        time_t t;
+        struct tm tm;
+        size_t n;
+        int r;
+
+        r = tns_offset_parse(text, c == TNS_CLASS_REALTIME, &spec);
+        if (r < 0)
+                return r;
+        if (spec.kind == TNS_OFFSET_RELATIVE)
+                return snprintf(buf, size, "%s", text) < (int) size ? 0 : -ERANGE;
+        /* Floor division: a date before 1970 has a positive fraction. */
+        sec = spec.ns / TNS_NSEC_PER_SEC;
+        nsec = spec.ns % TNS_NSEC_PER_SEC;
+        if (nsec < 0)
+                sec--, nsec += TNS_NSEC_PER_SEC;
+        t = (time_t) sec;
+        if (!gmtime_r(&t, &tm) || (n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm)) == 0)
+                return -ERANGE;
+        if (nsec)
+                n += (size_t) snprintf(buf + n, size - n, ".%09lld", (long long) nsec);
+        return n + 1 < size && snprintf(buf + n, size - n, "Z") == 1 ? 0 : -ERANGE;
 }

@@ -55,6 +55,19 @@ struct tns_oci_request {
         char name[TNS_NS_NAME_MAX + 1]; /* "" if not given */
 };
 
+/* One setting of any source: key (key_len bytes, not terminated) is
+ * realtime, monotonic, boottime or name; value in lib/core/offset-parse.c's
+ * syntax, or a namespace name. Sets it in req (over what it held);
+ * -EINVAL with err, prefixed by where ("annotation org.timens.realtime"). */
+int tns_oci_request_set(struct tns_oci_request *req, const char *key, size_t key_len, const char *value,
+                        const char *where, char *err);
+
+/* A setting as written into a bundle for the hook and timensd: a date as
+ * UTC ("2030-01-01T00:00:00Z"; they may run with another TZ than the one
+ * who wrote it), an offset as given. -EINVAL if text does not parse,
+ * -ERANGE if buf (or the date) is too small. */
+int tns_oci_offset_text(enum tns_clock_class c, const char *text, char *buf, size_t size);
+
 /* listenerMetadata: "realtime=2030-01-01,monotonic=+1d,boottime=+2h,
  * name=web" — comma-separated KEY=VALUE, any order, each key at most once;
  * values in lib/core/offset-parse.c's syntax (so they cannot hold a comma).
@@ -78,6 +91,43 @@ int tns_oci_time_offsets(json_object *config, int64_t ret[TNS_CLASS_MAX], unsign
 /* A container id as a namespace name: the id if it is a valid name, else
  * "" (the namespace is then nameless). */
 void tns_oci_default_name(const char *id, char ret[TNS_NS_NAME_MAX + 1]);
+
+/* lib/oci/oci-env.c: the settings in a container's environment, for the
+ * engines that set no annotations (docker 20.10 has no --annotation):
+ * TIMENS_REALTIME, TIMENS_MONOTONIC, TIMENS_BOOTTIME, TIMENS_NAME, values
+ * as the annotations take them. Any other TIMENS_* variable is an error
+ * (a typo must not start a container with the host's clocks silently);
+ * TIMENS_FAKETIME is reserved and refused as not supported yet. */
+#define TNS_OCI_ENV_PREFIX "TIMENS_"
+
+struct tns_oci_env {
+        struct tns_oci_request req;
+        /* The texts as written into annotations (tns_oci_offset_text), for
+         * each class, and [TNS_CLASS_MAX] for the name; "" if not given. */
+        char text[TNS_CLASS_MAX + 1][64];
+        unsigned n_set; /* how many settings were given */
+};
+
+/* Reads process.env (an array of "KEY=VALUE" strings, or NULL). A key
+ * given twice is an error, as is a value that does not parse. -EINVAL
+ * with err. */
+int tns_oci_env_parse(json_object *env, struct tns_oci_env *ret, char *err);
+
+/* process.env of a config.json, or NULL if it has none (not an array). */
+json_object *tns_oci_config_env(json_object *config);
+
+/* Adds org.timens.* annotations for the settings of env that the config
+ * has no annotation for (an annotation wins over the environment, key by
+ * key). 0, -ENOMEM, or -EINVAL with err if "annotations" is not an
+ * object. */
+int tns_oci_env_annotate(json_object *config, const struct tns_oci_env *env, char *err);
+
+/* lib/oci/oci-bundle.c: a bundle's config.json, read and written whole.
+ * The write goes to a temporary file beside it, renamed over it (fsync'd,
+ * the old file's mode kept): a runtime reads the old or the new, never
+ * half of one, and a failure leaves the old in place. */
+int tns_oci_bundle_read(const char *bundle, json_object **ret, char *err);
+int tns_oci_bundle_write(const char *bundle, json_object *config, char *err);
 
 /* lib/oci/oci-config.c: config.json and seccomp profiles. */
 
@@ -105,3 +155,10 @@ int tns_oci_config_add_agent(json_object *config, const char *listener_path, con
  * are), where text[class] and name are already validated. */
 int tns_oci_config_add_hook(json_object *config, const char *hook_path, const char *const text[TNS_CLASS_MAX],
                             const char *name, char *err);
+
+/* Adds one hook entry to hooks.<stage> ("createRuntime", "poststop"):
+ * {"path": hook_path, "args": [argv0, args..., stage]} with args a
+ * NULL-terminated list (or NULL). An entry of that stage with that path is
+ * replaced (idempotent). */
+int tns_oci_config_add_hook_entry(json_object *config, const char *stage, const char *hook_path,
+                                  const char *const *args, char *err);

@@ -39,6 +39,11 @@ struct listener {
          * (unshare, setns): from then on, a caller's kernel offsets are
          * looked up (supervisor-kns.c). */
         bool kernel_nested;
+        /* root_pid's mount namespace when the listener came (0 if it was
+         * gone): one cover of /proc per mount namespace, whichever of its
+         * listeners holds it (supervisor-procfs.c). */
+        dev_t mnt_dev;
+        ino_t mnt_ino;
         struct listener *next;
 };
 
@@ -292,4 +297,6 @@ int64_t supervisor_sysinfo(struct listener *l, const struct seccomp_notif *req, 
 int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir);
 /* Hooks of add_listener and listener_free. */
 void supervisor_procfs_listener_added(struct listener *l);
+/* Notes l's root's mount namespace (l->mnt_dev, l->mnt_ino). */
+void supervisor_procfs_listener_mnt(struct listener *l);
 void supervisor_procfs_free(struct listener *l);

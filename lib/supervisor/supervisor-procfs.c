@@ -574,6 +574,38 @@ int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir)
         return r;
 }
 
+/* Another listener whose root was in l's mount namespace, one of l's own
+ * namespace first: the heir of l's cover. */
+static struct listener *same_mnt(struct listener *l) {
+        struct listener *found = NULL;
+
+        if (l->mnt_ino == 0)
+                return NULL;
+        for (struct listener *o = l->s->listeners; o; o = o->next)
+                if (o != l && o->mnt_ino == l->mnt_ino && o->mnt_dev == l->mnt_dev && (!found || o->ns == l->ns))
+                        found = o;
+        return found;
+}
+
+/* The cover of l's mount namespace, if some listener holds one already. */
+static bool mnt_covered(struct listener *l) {
+        if (l->mnt_ino == 0)
+                return false;
+        for (struct listener *o = l->s->listeners; o; o = o->next)
+                if (o != l && o->procfs && o->mnt_ino == l->mnt_ino && o->mnt_dev == l->mnt_dev)
+                        return true;
+        return false;
+}
+
+void supervisor_procfs_listener_mnt(struct listener *l) {
+        char path[64];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int) l->root_pid);
+        if (l->root_pid > 0 && stat(path, &st) == 0)
+                l->mnt_dev = st.st_dev, l->mnt_ino = st.st_ino;
+}
+
 /* Every proc mount of pid's mount namespace: a container's own at /proc,
  * or, in an OCI createRuntime hook (before pivot_root), at <rootfs>/proc
  * beside the /proc it inherited. */
@@ -614,6 +646,17 @@ void supervisor_procfs_listener_added(struct listener *l) {
          * process has a mount namespace of its own. */
         if (l->root_pid <= 0 || same_ns(l->root_pid, "mnt"))
                 return;
+        /* One cover per mount namespace: a second over the first would
+         * serve nothing more, and die with this listener. A root whose
+         * mount namespace could not be read when the listener came has
+         * exited already (a `docker exec`'d `true`): nothing to cover. */
+        if (l->mnt_ino == 0) {
+                tns_log_full(&l->s->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = l->root_pid},
+                             "The process exited before /proc/uptime and /proc/stat could be covered");
+                return;
+        }
+        if (mnt_covered(l))
+                return;
         r = proc_dirs_of(l->root_pid, dirs, PROCFS_MAX_PROC_MOUNTS, &n);
         if (r >= 0 && n == 0)
                 r = -ENOENT;
@@ -624,18 +667,40 @@ void supervisor_procfs_listener_added(struct listener *l) {
                              "The helper mounting over /proc/uptime and /proc/stat did not finish within %d ms "
                              "(a hung mount in the container?) and was killed: they show the host's values",
                              PROCFS_HELPER_TIMEOUT_MS);
+        else if (r == -ESRCH)
+                tns_log_full(&l->s->log, LOG_DEBUG, r, &(struct tns_log_ctx){.pid = l->root_pid},
+                             "The process exited before /proc/uptime and /proc/stat could be covered: %m");
         else if (r < 0)
                 tns_log_full(&l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = l->root_pid},
                              "Failed to cover /proc/uptime and /proc/stat (no private proc mount?), they show "
                              "the host's values: %m");
 }
 
+/* A cover is the mount namespace's, not the listener's: while another
+ * listener's root is in that mount namespace (a `docker exec`'d process
+ * in a container whose init came first, or the init after the exec'd one
+ * went), the connections go to it. Closing them would leave a FUSE mount
+ * without server over /proc/uptime, and every reader there would get
+ * ENOTCONN. */
 void supervisor_procfs_free(struct listener *l) {
+        struct listener *heir = l->procfs ? same_mnt(l) : NULL;
+
         while (l->procfs) {
                 struct procfs_conn *c = l->procfs;
+                char name[80];
 
                 l->procfs = c->next;
-                conn_free(c);
+                if (!heir) {
+                        conn_free(c);
+                        continue;
+                }
+                conn_name(c, name, sizeof(name));
+                tns_supervisor_changed(l->s, name, -EBADF);
+                c->l = heir;
+                c->next = heir->procfs;
+                heir->procfs = c;
+                conn_name(c, name, sizeof(name));
+                tns_supervisor_changed(l->s, name, c->fd);
         }
 }
 

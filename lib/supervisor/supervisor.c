@@ -983,6 +983,7 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
         l->kernel_nested = root_pid > 0 && tns_kns_has_offsets(root_pid);
         if (root_pid > 0)
                 supervisor_kns_pair_root(s, ns, root_pid);
+        supervisor_procfs_listener_mnt(l); /* hook: supervisor-procfs.c */
         l->ns = tns_ns_ref(ns);
         l->next = s->listeners;
         s->listeners = l;

@@ -79,6 +79,18 @@ options_of() {
         [ ${#missing[@]} -eq 0 ] || fail "not in timens-oci-hook(8): ${missing[*]}"
 }
 
+@test "timens-runtime: --timens-help exits 0, its options and variables are in timens-runtime(8)" {
+        local rt="$BUILDDIR/timens-runtime" o man missing=()
+        [ -x "$rt" ] || skip "no $rt (make)"
+        run -0 --separate-stderr "$rt" --timens-help
+        [[ $output == *"Usage: timens-runtime"* ]]
+        man=$(man_text timens-runtime.8)
+        while read -r o; do
+                grep -qF -- "$o" <<<"$man" || missing+=("$o")
+        done < <(grep -oE -- '--timens-[a-z-]+|TIMENS_[A-Z_]+' <<<"$output" | sort -u)
+        [ ${#missing[@]} -eq 0 ] || fail "not in timens-runtime(8): ${missing[*]}"
+}
+
 # Every path docs/ARCHITECTURE.md names in backticks, and every link it
 # makes, exists: a file that moves or goes takes its row with it. A token
 # is a path if it has a slash or a file's ending; a bare file name must

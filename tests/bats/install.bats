@@ -28,7 +28,8 @@ make_in() {
         grep -q '"/usr/local/sbin/timensd"' "$build/paths.h" || fail "the plain build has no /usr/local path: $(cat "$build/paths.h")"
         run -0 make_in "$build" install PREFIX=/usr DESTDIR="$dest"
 
-        for f in usr/bin/timensctl usr/sbin/timensd usr/libexec/timens/timens-oci-hook \
+        for f in usr/bin/timensctl usr/sbin/timensd usr/libexec/timens/timens-oci-hook usr/bin/timens-runtime \
+                usr/share/man/man8/timens-runtime.8 \
                 usr/share/man/man1/timensctl.1 usr/share/bash-completion/completions/timensctl \
                 usr/share/zsh/vendor-completions/_timensctl usr/share/containers/oci/hooks.d/timens.json \
                 usr/lib/systemd/system/timensd.service usr/lib/sysusers.d/timens.conf usr/lib/tmpfiles.d/timens.conf; do
@@ -37,15 +38,18 @@ make_in() {
         # Nothing outside /usr.
         run -0 find "$dest" -mindepth 1 -maxdepth 1
         [ "$output" = "$dest/usr" ] || fail "installed outside /usr: $output"
-        # Every file, binaries through strings(1). lib/kernel/spawn.c's fallback
-        # $PATH is a search path, not an install path.
+        # Every file, binaries through strings(1). lib/kernel/spawn.c's and
+        # timens-runtime's fallback $PATH are search paths, not install paths.
         hits=$(find "$dest" -type f -print0 | xargs -0 strings -a -f |
-                grep -F /usr/local | grep -vF '/usr/local/bin:/usr/bin:/bin') || true
+                grep -F /usr/local | grep -vF -e '/usr/local/bin:/usr/bin:/bin' \
+                -e '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin') || true
         [ -z "$hits" ] || fail "files name /usr/local: $hits"
         grep -q '/usr/libexec/timens/timens-oci-hook' "$dest/usr/share/containers/oci/hooks.d/timens.json"
         grep -q '^ExecStart=/usr/sbin/timensd ' "$dest/usr/lib/systemd/system/timensd.service"
         strings -a "$dest/usr/bin/timensctl" | grep -qx '/usr/sbin/timensd'
         strings -a "$dest/usr/libexec/timens/timens-oci-hook" | grep -qx '/usr/sbin/timensd'
+        strings -a "$dest/usr/bin/timens-runtime" | grep -q '^/usr/libexec/timens/'
+        grep -qF '/usr/bin/timens\-runtime' "$dest/usr/share/man/man8/timens-runtime.8"
 }
 
 @test "make install PREFIX=/usr after a plain make rebuilds only what embeds a path" {
@@ -55,7 +59,7 @@ make_in() {
         run -0 make_in "$build" -n install PREFIX=/usr DESTDIR="$BATS_TEST_TMPDIR/dest"
         local compiled
         compiled=$(grep -oE -- '-c -o [^ ]+' <<<"$output" | sort | tr '\n' ' ')
-        [ "$compiled" = "-c -o $build/contrib/oci-hook/timens-oci-hook.o -c -o $build/daemon/timensctl/timensctl-daemon-client.o -c -o $build/daemon/timensctl/timensctl-oci-config.o " ] ||
+        [ "$compiled" = "-c -o $build/contrib/oci-hook/timens-oci-hook.o -c -o $build/daemon/timens-runtime/timens-runtime-conf.o -c -o $build/daemon/timens-runtime/timens-runtime.o -c -o $build/daemon/timensctl/timensctl-daemon-client.o -c -o $build/daemon/timensctl/timensctl-oci-config.o " ] ||
                 fail "recompiled: $compiled"
 }
 
