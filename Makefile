@@ -169,7 +169,7 @@ PATHS_USERS := $(BUILDDIR)/daemon/timensctl/timensctl-oci-config.o $(BUILDDIR)/d
 
 PROGRAMS := $(BUILDDIR)/timensctl $(BUILDDIR)/timensd $(BUILDDIR)/timens-oci-hook $(BUILDDIR)/timens-runtime
 
-.PHONY: layer-flags all programs check check-quick demo bench lint fuzz install uninstall deps deps-auto deps-demo clean \
+.PHONY: layer-flags all programs check check-quick demo bench kselftests lint fuzz install uninstall deps deps-auto deps-demo clean \
 	tests unit live bats asan-check fuzz-smoke FORCE
 
 all: $(PROGRAMS) tests
@@ -290,6 +290,15 @@ check: deps-auto
 bench: deps-auto
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/bench/run.sh $(BUILDDIR)
+
+# The kernel's own timens selftests, compiled unmodified from a kernel tree
+# (KSRC=/path/to/linux), under timensctl run with and without offsets, as
+# root: nothing of them is copied here (tests/bats/selftests.bats).
+kselftests:
+	$(Q)test -n "$(KSRC)" -a -f "$(KSRC)/tools/testing/selftests/timens/timens.c" || \
+		{ echo "make kselftests KSRC=/path/to/linux: a kernel tree with tools/testing/selftests/timens" >&2; exit 2; }
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TIMENS_KSELFTESTS="$(abspath $(KSRC))/tools/testing/selftests/timens" bats -f "timens selftests, compiled unmodified" tests/bats/selftests.bats
 
 fuzz: deps-auto $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do \

@@ -957,6 +957,19 @@ static int rate_to_json(json_object *o, uint64_t mult, uint64_t run_mult, bool c
         return k;
 }
 
+/* "kernel": {"ns": INODE, "monotonic_ns": N, "boottime_ns": N}, the
+ * offsets only once known. */
+static json_object *kernel_to_json(const struct tns_ns_view *v) {
+        _cleanup_json_ json_object *k = json_object_new_object();
+
+        if (!k || add_uint64(k, "ns", v->kernel_ns) < 0)
+                return NULL;
+        if (v->kernel_offsets_known && (add_int64(k, "monotonic_ns", v->kernel_offset_ns[TNS_CLASS_MONOTONIC]) < 0 ||
+                                        add_int64(k, "boottime_ns", v->kernel_offset_ns[TNS_CLASS_BOOTTIME]) < 0))
+                return NULL;
+        return TAKE_PTR(k);
+}
+
 static int view_counters_to_json(const struct tns_ns_view *v, json_object *o) {
         int k;
 
@@ -977,6 +990,10 @@ static int view_counters_to_json(const struct tns_ns_view *v, json_object *o) {
                 k = add_int64(o, "created_realtime_ns", v->created_realtime_ns);
         if (k >= 0)
                 k = rate_to_json(o, v->rate_mult, v->run_mult, v->rate_capable);
+        if (k >= 0)
+                k = add_uint64(o, "depth", v->depth);
+        if (k >= 0 && v->kernel_ns)
+                k = add_object(o, "kernel", kernel_to_json(v));
         if (k >= 0 && v->has_processes) {
                 k = add_uint64(o, "n_processes", v->n_processes);
                 if (k >= 0)
@@ -1082,6 +1099,14 @@ int tns_ns_view_from_json(json_object *o, struct tns_ns_view *ret) {
         else
                 ret->rate_mult = ret->run_mult;
         (void) read_bool(o, "rate_capable", &ret->rate_capable);
+        (void) read_unsigned(o, "depth", &ret->depth);
+        if (json_object_object_get_ex(o, "kernel", &v) && v) {
+                if (read_uint64(v, "ns", &ret->kernel_ns) < 0)
+                        return -EBADMSG;
+                ret->kernel_offsets_known =
+                        read_int64(v, "monotonic_ns", &ret->kernel_offset_ns[TNS_CLASS_MONOTONIC]) >= 0 &&
+                        read_int64(v, "boottime_ns", &ret->kernel_offset_ns[TNS_CLASS_BOOTTIME]) >= 0;
+        }
         return processes_from_json(o, ret);
 }
 

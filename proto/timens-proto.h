@@ -172,6 +172,10 @@ struct tns_ns_view {
         uint64_t rate_mult; /* the rate it runs at now (TNS_RATE_ONE = 1; 0 frozen) */
         uint64_t run_mult; /* the rate it runs at when not frozen */
         bool rate_capable;
+        unsigned depth; /* 0 for a root */
+        uint64_t kernel_ns; /* its kernel time namespace's inode, 0 if none */
+        bool kernel_offsets_known;
+        int64_t kernel_offset_ns[TNS_CLASS_MAX]; /* monotonic and boottime: the kernel's */
         bool has_processes; /* show: the list below is filled */
         unsigned n_processes; /* how many there are */
         pid_t processes[TNS_PROTO_MAX_PROCESSES]; /* the first ones */

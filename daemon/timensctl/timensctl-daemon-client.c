@@ -290,7 +290,18 @@ static void print_details(const struct tns_ns_view *v) {
         printf("%s (id %" PRIu64 ")\n", v->name[0] ? v->name : "(no name)", v->id);
         printf("       Origin: %s\n", tns_origin_name(v->origin));
         if (v->parent_id)
-                printf("       Parent: %" PRIu64 "\n", v->parent_id);
+                printf("       Parent: %" PRIu64 " (depth %u)\n", v->parent_id, v->depth);
+        if (v->kernel_ns) {
+                printf("    Kernel ns: time:[%" PRIu64 "]", v->kernel_ns);
+                if (v->kernel_offsets_known) {
+                        char m[40], b[40];
+
+                        (void) tns_offset_format(v->kernel_offset_ns[TNS_CLASS_MONOTONIC], m, sizeof(m));
+                        (void) tns_offset_format(v->kernel_offset_ns[TNS_CLASS_BOOTTIME], b, sizeof(b));
+                        printf(" (its offsets, added: monotonic %s, boottime %s)", m, b);
+                }
+                printf("\n");
+        }
         printf("        Grant: %s\n", tns_grant_name(v->grant));
         if (v->origin != TNS_ORIGIN_UNSHARE && v->origin != TNS_ORIGIN_DETACHED)
                 printf("        Owner: uid %u%s\n", v->owner, v->shared ? " (shared: any uid may join)" : "");

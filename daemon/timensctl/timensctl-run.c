@@ -5,10 +5,12 @@
  * fd goes over with SCM_RIGHTS: op "adopt"), else by an embedded
  * supervisor process of our own. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <systemd/sd-event.h>
@@ -316,6 +318,39 @@ static int start_supervisor(struct tns_client *daemon, const struct run_args *a,
         return 0;
 }
 
+/* --join as root: an fd of the kernel time namespace the joined namespace
+ * is paired with (timensd's show names its inode, and its processes), for
+ * the command to enter, so that all its processes show one
+ * /proc/PID/ns/time; -ENOENT where it has none or none of its processes
+ * is in it (the command then gets a kernel time namespace of its own). */
+static int join_time_fd(struct tns_client *c, const char *join) {
+        _cleanup_free_ struct tns_ns_view *v = malloc(sizeof(struct tns_ns_view));
+        struct tns_request req = {.op = TNS_OP_SHOW};
+        _cleanup_json_ json_object *res = NULL;
+        struct tns_proto_error e;
+        json_object *ns;
+
+        if (!v)
+                return -ENOMEM;
+        ctl_target(join, &req);
+        if (tns_client_call(c, &req, NULL, 0, &res, &e) <= 0 || !json_object_object_get_ex(res, "namespace", &ns) ||
+            tns_ns_view_from_json(ns, v) < 0 || !v->kernel_ns)
+                return -ENOENT;
+        for (unsigned i = 0; i < v->n_processes && i < TNS_PROTO_MAX_PROCESSES; i++) {
+                char path[64];
+                struct stat st;
+                int fd;
+
+                snprintf(path, sizeof(path), "/proc/%d/ns/time", (int) v->processes[i]);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                /* The inode, checked on the fd: the pid may have been reused. */
+                if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t) st.st_ino == v->kernel_ns)
+                        return fd;
+                safe_close(fd);
+        }
+        return -ENOENT;
+}
+
 static int run(const struct run_args *a, const struct ctl_options *o, const int64_t offsets[TNS_CLASS_MAX]) {
         _cleanup_client_ struct tns_client *daemon = NULL;
         struct tns_filter filter = {};
@@ -323,7 +358,7 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
         struct tns_child child;
         struct run_state st;
         sigset_t mask;
-        int r;
+        int time_fd, r;
 
         /* Blocked before the fork, so that none is lost before the loop
          * listens: sd-event reads them from a signalfd. */
@@ -344,7 +379,9 @@ static int run(const struct run_args *a, const struct ctl_options *o, const int6
                 tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to build the seccomp filter: %m");
                 return EXIT_RUN_INTERNAL;
         }
-        r = tns_spawn_flags(&filter, a->argv, TNS_SPAWN_PRIVATE_PROC, &child, &stage);
+        time_fd = a->join && daemon && geteuid() == 0 ? join_time_fd(daemon, a->join) : -ENOENT;
+        r = tns_spawn_flags_time(&filter, a->argv, TNS_SPAWN_PRIVATE_PROC | TNS_SPAWN_NEWTIME, time_fd, &child, &stage);
+        safe_close(time_fd);
         tns_filter_done(&filter);
         if (r < 0)
                 return spawn_error(r, stage, a->argv[0]);

@@ -183,6 +183,9 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
                 .failures = info.failures,
                 .sets = info.sets,
                 .created_realtime_ns = info.created_realtime_ns,
+                .depth = info.depth,
+                .kernel_ns = info.kernel_ns,
+                .kernel_offsets_known = info.kernel_offsets_known,
         };
         snprintf(v->name, sizeof(v->name), "%s", info.name ?: "");
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
@@ -190,8 +193,13 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
                 int64_t host = 0;
 
                 v->offset_ns[c] = info.offset[c];
-                if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_ts_to_ns(&now, &host) == 0)
+                v->kernel_offset_ns[c] = info.kernel_offset[c];
+                /* What its processes read: ours (through its rate) plus the
+                 * kernel's part. */
+                if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_ts_to_ns(&now, &host) == 0) {
                         v->now_ns[c] = tns_rate_map_apply(&info.map[c], host);
+                        (void) tns_ns_add(v->now_ns[c], info.kernel_offset[c], &v->now_ns[c]);
+                }
         }
         v->rate_mult = info.rate_mult;
         v->run_mult = info.run_mult;

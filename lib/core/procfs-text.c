@@ -165,3 +165,73 @@ size_t tns_mountinfo_proc_dirs(const char *mountinfo, char (*ret)[4096], size_t 
         }
         return count;
 }
+
+/* One field of a timens_offsets line: a decimal integer, optionally
+ * negative, ended by a blank or the line's end. */
+static int offsets_field(const char **p, const char *end, int64_t *ret) {
+        const char *s = *p;
+        bool neg = false;
+        int64_t v = 0;
+
+        while (s < end && (*s == ' ' || *s == '\t'))
+                s++;
+        if (s < end && *s == '-')
+                neg = true, s++;
+        if (s == end || *s < '0' || *s > '9')
+                return -EINVAL;
+        for (; s < end && *s >= '0' && *s <= '9'; s++) {
+                if (v > (INT64_MAX - (*s - '0')) / 10)
+                        return -ERANGE;
+                v = v * 10 + (*s - '0');
+        }
+        *ret = neg ? -v : v;
+        *p = s;
+        return 0;
+}
+
+int tns_timens_offsets_parse(const char *text, size_t len, int64_t ret[3]) {
+        const char *p = text, *end = text + len;
+        int64_t out[3] = {};
+
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t) (end - p)) ?: end, *name = p;
+                int64_t sec, nsec;
+                size_t n;
+                int c, r;
+
+                while (name < eol && (*name == ' ' || *name == '\t'))
+                        name++;
+                if (name == eol) {
+                        p = eol + 1;
+                        continue;
+                }
+                for (n = 0; name + n < eol && name[n] != ' ' && name[n] != '\t'; n++)
+                        ;
+                /* The kernel writes names; a writer may give numbers. */
+                if ((n == 9 && memcmp(name, "monotonic", 9) == 0) || (n == 1 && name[0] == '1'))
+                        c = 0;
+                else if ((n == 8 && memcmp(name, "boottime", 8) == 0) || (n == 1 && name[0] == '7'))
+                        c = 1;
+                else
+                        return -EINVAL;
+                p = name + n;
+                r = offsets_field(&p, eol, &sec);
+                if (r < 0)
+                        return r;
+                r = offsets_field(&p, eol, &nsec);
+                if (r < 0)
+                        return r;
+                while (p < eol && (*p == ' ' || *p == '\t'))
+                        p++;
+                if (p != eol || nsec < 0 || nsec >= TNS_NSEC_PER_SEC)
+                        return -EINVAL;
+                if (sec > TNS_KTIME_SEC_MAX || sec < -TNS_KTIME_SEC_MAX)
+                        return -ERANGE;
+                r = tns_ts_to_ns(&(struct timespec){.tv_sec = (time_t) sec, .tv_nsec = (long) nsec}, &out[c]);
+                if (r < 0)
+                        return -ERANGE;
+                p = eol + 1;
+        }
+        memcpy(ret, out, sizeof(out));
+        return 0;
+}

@@ -49,3 +49,13 @@ long tns_sysinfo_uptime(const struct timespec *boottime);
  * it would propagate to its peers, the host's /proc among them. Returns
  * the count; lines that do not parse are skipped. */
 size_t tns_mountinfo_proc_dirs(const char *mountinfo, char (*ret)[4096], size_t max);
+
+/* /proc/PID/timens_offsets as the kernel shows it (fs/proc/base.c,
+ * proc_timens_show_offsets: one "NAME SECONDS NANOSECONDS" line per
+ * clock, "monotonic" and "boottime", or the clock's number as written):
+ * the monotonic and boottime offsets of the kernel time namespace the
+ * file names, in nanoseconds, into ret[TNS_CLASS_MONOTONIC] and
+ * ret[TNS_CLASS_BOOTTIME] (ret[TNS_CLASS_REALTIME] is 0: the kernel has
+ * none). len bytes, need not be NUL-terminated. -EINVAL for a line that
+ * does not parse or names another clock, -ERANGE past KTIME_SEC_MAX. */
+int tns_timens_offsets_parse(const char *text, size_t len, int64_t ret[3]);

@@ -102,6 +102,8 @@ int tns_state_format(const struct tns_state *st, char **ret) {
                 jput(o, "serial", u64(st->listeners[i].serial));
                 jput(o, "ns", u64(st->listeners[i].ns));
                 jput(o, "root_pid", i64(st->listeners[i].root_pid));
+                if (st->listeners[i].kernel_nested)
+                        jput(o, "kernel_nested", json_object_new_boolean(true));
                 json_object_array_add(a, o);
         }
         jput(root, "listeners", a);
@@ -232,6 +234,7 @@ static bool listener_known(const struct tns_state *st, uint64_t serial) {
 
 static int parse_listener(json_object *o, struct tns_state *st) {
         struct tns_state_listener *l;
+        json_object *v;
         int64_t pid;
         uint64_t serial;
 
@@ -242,6 +245,12 @@ static int parse_listener(json_object *o, struct tns_state *st) {
         if (!get_u64(o, "ns", &l->ns) || !find_ns(st, l->ns) || !get_i64(o, "root_pid", 0, INT32_MAX, &pid))
                 return -EBADMSG;
         l->root_pid = (pid_t) pid;
+        /* Absent in records of before it was kept. */
+        if (json_object_object_get_ex(o, "kernel_nested", &v)) {
+                if (!json_object_is_type(v, json_type_boolean))
+                        return -EBADMSG;
+                l->kernel_nested = json_object_get_boolean(v);
+        }
         return 0;
 }
 

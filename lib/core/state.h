@@ -42,6 +42,7 @@ struct tns_state_listener {
         uint64_t serial;
         uint64_t ns;
         pid_t root_pid;
+        bool kernel_nested; /* a process of it made or entered a kernel time namespace (supervisor-kns.c) */
 };
 
 /* A process pinned to a namespace other than its listener's. start_time

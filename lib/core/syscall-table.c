@@ -78,13 +78,14 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                         CLOCK_REALTIME,
                         {"clock_adjtime", "clock_adjtime64"},
                 },
-        /* Only the exact flag word: other combinations go to the kernel. */
+        /* Every flag word with CLONE_NEWTIME (unshare -U -r -T gives one
+         * call): followed, the kernel runs it (supervisor.c). */
         [TNS_SYS_UNSHARE] =
                 {
                         TNS_SYS_UNSHARE,
                         "unshare",
                         SYS_unshare,
-                        TNS_TRAP_ARG0_EQ,
+                        TNS_TRAP_ARG0_HAS,
                         CLONE_NEWTIME,
                         {NULL},
                 },
@@ -183,6 +184,14 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                                .trap_value = 0 /* ITIMER_REAL */,
                                .wait = true,
                                .rated = true},
+        /* Only followed, never answered (supervisor-kns.c): the kernel
+         * runs every setns; nstype 0 names any type, a pidfd's flags may
+         * name several. */
+        [TNS_SYS_SETNS] = {.id = TNS_SYS_SETNS,
+                           .name = "setns",
+                           .nr = SYS_setns,
+                           .trap = TNS_TRAP_ARG1_HAS_OR_ZERO,
+                           .trap_value = CLONE_NEWTIME},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

@@ -43,6 +43,7 @@ enum tns_sys {
         TNS_SYS_IO_PGETEVENTS,
         TNS_SYS_SETITIMER,
         TNS_SYS_ALARM,
+        TNS_SYS_SETNS,
         _TNS_SYS_MAX,
 };
 
@@ -56,6 +57,7 @@ enum tns_trap {
         TNS_TRAP_ARG0_SETTABLE_CLOCK, /* arg0 is a clock id clock_settime may set here */
         TNS_TRAP_ARG0_EQ, /* arg0 == trap_value (all 64 bits) */
         TNS_TRAP_ARG0_EQ32, /* (u32) arg0 == trap_value: an int argument */
+        TNS_TRAP_ARG0_HAS, /* arg0 has every bit of trap_value */
         /* Absolute waits (lib/core/wait-convert.h says which): */
         TNS_TRAP_ABS_SLEEP, /* arg0 a clock a sleep shifts, arg1 & TIMER_ABSTIME */
         TNS_TRAP_ARG1_ABSTIME, /* arg1 & TIMER_ABSTIME (the timer's clock is not an argument) */
@@ -65,6 +67,7 @@ enum tns_trap {
         /* Relative waits of rate-capable namespaces only: */
         TNS_TRAP_RATED_ARG, /* arg[trap_value] != 0 (a timeout pointer, or a nonzero count) */
         TNS_TRAP_RATED_ARG0_EQ, /* (u32) arg0 == trap_value (setitimer: ITIMER_REAL) */
+        TNS_TRAP_ARG1_HAS_OR_ZERO, /* (u32) arg1 has the bits of trap_value, or is 0 */
 };
 
 #define TNS_MAX_COMPAT_NAMES 3

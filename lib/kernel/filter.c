@@ -153,6 +153,13 @@ static int native_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn,
                 return fn(&RULE1(d, COND(0, TNS_RULE_EQ, UINT64_MAX, d->trap_value)), userdata);
         case TNS_TRAP_ARG0_EQ32:
                 return fn(&RULE1(d, COND(0, TNS_RULE_MASKED_EQ, UINT32_MAX, d->trap_value)), userdata);
+        case TNS_TRAP_ARG0_HAS:
+                return fn(&RULE1(d, COND(0, TNS_RULE_MASKED_EQ, d->trap_value, d->trap_value)), userdata);
+        case TNS_TRAP_ARG1_HAS_OR_ZERO: {
+                int r = fn(&RULE1(d, COND(1, TNS_RULE_MASKED_EQ, d->trap_value, d->trap_value)), userdata);
+
+                return r < 0 ? r : fn(&RULE1(d, COND(1, TNS_RULE_MASKED_EQ, UINT32_MAX, 0)), userdata);
+        }
         default:
                 return wait_rules(d, fn, userdata);
         }

@@ -203,6 +203,7 @@ int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64
         ns->id = id;
         ns->n_refs = 1;
         ns->page_ro_fd = -EBADF;
+        ns->kns_fd = -EBADF;
         if (name && !(ns->name = strdup(name)))
                 return -ENOMEM;
         r = page_new(id, image, store, ns);
@@ -312,6 +313,7 @@ int tns_ns_adopt(uint64_t id, const char *name, struct tns_ns *parent, int fd, c
         ns->id = id;
         ns->n_refs = 1;
         ns->page_ro_fd = -EBADF;
+        ns->kns_fd = -EBADF;
         ns->page = p;
         ns->seq = __atomic_load_n(&p->seq, __ATOMIC_RELAXED);
         ns->page_dev = st.st_dev;
@@ -379,6 +381,7 @@ bool tns_ns_unref(struct tns_ns *ns) {
                 tns_page_store_remove(ns->store, ns->id);
         safe_close(ns->page_fd);
         safe_close(ns->page_ro_fd);
+        safe_close(ns->kns_fd);
         free(ns->name);
         free(ns);
         return true;

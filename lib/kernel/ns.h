@@ -74,6 +74,15 @@ struct tns_ns {
          * none (the syscall path) — the image's code is never rewritten
          * under a running program. */
         bool image_stale;
+        /* The kernel time namespace paired with it (lib/kernel/kns.h): an
+         * fd that holds it (so its inode is not reused while we name it by
+         * it) and that inode; -EBADF and 0 while unknown. */
+        int kns_fd;
+        uint64_t kns_ino;
+        /* The supervisor holds a reference for the pair: processes may
+         * setns back into the kernel namespace after the last of ours
+         * left it (supervisor-kns.c). */
+        bool kns_pinned;
         /* Called as it is freed (the supervisor's hook, supervisor.c). */
         void (*on_free)(struct tns_ns *ns, void *userdata);
         void *on_free_userdata;

@@ -14,6 +14,10 @@
 #include "spawn.h"
 #include "util.h"
 
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
 struct child_report {
         int stage;
         int error;
@@ -69,7 +73,8 @@ static void private_proc(void) {
 }
 
 /* Between fork and exec: only async-signal-safe calls. */
-static _Noreturn void child(const struct tns_filter *f, char *const argv[], unsigned flags, int sock, int pipe_fd) {
+static _Noreturn void child(const struct tns_filter *f, char *const argv[], unsigned flags, int time_fd, int sock,
+                            int pipe_fd) {
         char buf[4096];
         const char *prog;
         sigset_t all;
@@ -82,6 +87,12 @@ static _Noreturn void child(const struct tns_filter *f, char *const argv[], unsi
                 report(pipe_fd, TNS_SPAWN_EXEC, r);
         if (flags & TNS_SPAWN_PRIVATE_PROC)
                 private_proc();
+        /* time_for_children: the exec below enters it. Before the filter,
+         * which would follow it. */
+        if ((time_fd < 0 || setns(time_fd, CLONE_NEWTIME) < 0) && (flags & TNS_SPAWN_NEWTIME))
+                (void) unshare(CLONE_NEWTIME);
+        if (time_fd >= 0)
+                close(time_fd);
         fd = tns_filter_install(f);
         if (fd < 0)
                 report(pipe_fd, TNS_SPAWN_SETUP, fd);
@@ -128,6 +139,11 @@ void tns_spawn_release(struct tns_child *c) {
 
 int tns_spawn_flags(const struct tns_filter *f, char *const argv[], unsigned flags, struct tns_child *ret,
                     enum tns_spawn_stage *ret_stage) {
+        return tns_spawn_flags_time(f, argv, flags, -EBADF, ret, ret_stage);
+}
+
+int tns_spawn_flags_time(const struct tns_filter *f, char *const argv[], unsigned flags, int time_fd,
+                         struct tns_child *ret, enum tns_spawn_stage *ret_stage) {
         _cleanup_close_ int pidfd = -EBADF;
         int socks[2], pipefd[2], listener, r;
         struct tns_child c;
@@ -147,7 +163,7 @@ int tns_spawn_flags(const struct tns_filter *f, char *const argv[], unsigned fla
                 return r;
         }
         if (pid == 0)
-                child(f, argv, flags, socks[1], pipefd[1]);
+                child(f, argv, flags, time_fd, socks[1], pipefd[1]);
         close(socks[1]);
         close(pipefd[1]);
         listener = tns_recv_fd(socks[0]);

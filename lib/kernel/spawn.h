@@ -35,8 +35,19 @@ int tns_spawn(const struct tns_filter *f, char *const argv[], struct tns_child *
  * stay in it; and it execs only once tns_spawn_release() says the
  * supervisor has set them up. */
 #define TNS_SPAWN_PRIVATE_PROC 0x1U
+/* With TNS_SPAWN_NEWTIME the child unshares a kernel time namespace (zero
+ * offsets) where it may (CAP_SYS_ADMIN; else it goes on in ours), which
+ * its exec enters: the namespace the supervisor serves then has an
+ * identity of its own, the kernel's (lib/kernel/kns.h). */
+#define TNS_SPAWN_NEWTIME 0x2U
 int tns_spawn_flags(const struct tns_filter *f, char *const argv[], unsigned flags, struct tns_child *ret,
                     enum tns_spawn_stage *ret_stage);
+/* The same, and with time_fd >= 0 (an fd of a kernel time namespace) the
+ * child enters that namespace (setns) instead of making one: the command
+ * of a namespace joined again shows the same /proc/PID/ns/time. Where it
+ * may not, it goes on as TNS_SPAWN_NEWTIME would have it. */
+int tns_spawn_flags_time(const struct tns_filter *f, char *const argv[], unsigned flags, int time_fd,
+                         struct tns_child *ret, enum tns_spawn_stage *ret_stage);
 /* Lets a child started with TNS_SPAWN_PRIVATE_PROC go on to its exec;
  * closes c->release_fd. Nothing for a child started without. */
 void tns_spawn_release(struct tns_child *c);

@@ -153,6 +153,9 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
         info.rate_capable = tns_ns_rate_capable(ns);
         for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
                 info.children++;
+        for (struct tns_ns *p = ns->parent; p; p = p->parent)
+                info.depth++;
+        info.kernel_offsets_known = tns_supervisor_ns_kernel(r->s, ns, &info.kernel_ns, info.kernel_offset);
         tns_supervisor_ns_counts(r->s, ns, &info.listeners, &info.pinned, &info.live);
         *ret = info;
 }

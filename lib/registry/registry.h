@@ -74,6 +74,10 @@ struct tns_ns_info {
         struct tns_rate_map map[TNS_CLASS_MAX];
         uint64_t rate_mult, run_mult;
         bool rate_capable;
+        unsigned depth; /* 0 for a root */
+        uint64_t kernel_ns; /* the inode of its kernel time namespace, 0 if none */
+        bool kernel_offsets_known;
+        int64_t kernel_offset[TNS_CLASS_MAX]; /* the kernel's, added to ours (realtime: 0) */
 };
 
 void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_info *ret);

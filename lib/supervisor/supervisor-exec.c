@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -597,7 +598,11 @@ static void on_stop(struct exec_trace *t, int status) {
         if (t->released)
                 return stop == TNS_STOP_EXITED ? trace_free(t) : release(t);
         if (stop != TNS_STOP_EXITED && t->kind == TRACE_REMAP) {
-                r = remap(t);
+                /* The kernel ran the unshare or setns: follow it. */
+                if (!supervisor_nsop_done(t->s, t->nsop, t->l_serial, t->tid, t->tgid, t->ns))
+                        r = t->target_fd == INT_MAX ? 0 : undo_addfd(t);
+                else
+                        r = t->target_fd == INT_MAX ? 0 : remap(t);
                 if (r < 0)
                         log_trace(t, tracee_gone(t, r) ? LOG_DEBUG : LOG_WARNING, r,
                                   "Failed to move the vDSO to the new namespace");
@@ -761,7 +766,7 @@ static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struc
  * if it died. A seized task nobody waits for would stop at its exec event
  * for good, in state t. */
 static int trace_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum trace_kind kind,
-                       uint64_t remap_addr) {
+                       uint64_t remap_addr, enum tns_nsop nsop) {
         struct tns_supervisor *s = l->s;
         _cleanup_free_ struct exec_trace *t = NULL;
         struct tns_proc_status st;
@@ -791,9 +796,19 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                 return -ESRCH;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* e.g. a debugger holds it */
-        *t = (struct exec_trace){
-                .s = s, .kind = kind, .remap_addr = remap_addr, .tid = req->pid, .tgid = st.tgid, .hold_slot = -1};
-        r = hand_memfd(l, req, ns, kind, &t->target_fd);
+        *t = (struct exec_trace){.s = s,
+                                 .kind = kind,
+                                 .nsop = nsop,
+                                 .l_serial = l->serial,
+                                 .remap_addr = remap_addr,
+                                 .tid = req->pid,
+                                 .tgid = st.tgid,
+                                 .target_fd = INT_MAX,
+                                 .hold_slot = -1};
+        if (kind == TRACE_EXEC || remap_addr != 0)
+                r = hand_memfd(l, req, ns, kind, &t->target_fd);
+        else
+                r = seccomp_notify_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
         if (r < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
                 r = r < 0 ? r : negative_errno();
                 t->released = true;
@@ -811,20 +826,30 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
         if (!l->s->vdso)
                 return -EOPNOTSUPP; /* no vDSO on this host: nothing to replace or remove */
-        return trace_begin(l, req, ns, TRACE_EXEC, 0);
+        return trace_begin(l, req, ns, TRACE_EXEC, 0, TNS_NSOP_UNSHARE);
 }
 
-int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
-        uint64_t addr;
+static bool shares_memory_with_parent(pid_t tid) {
+        struct tns_proc_status st;
+
+        return tns_proc_status(tid, &st) >= 0 && st.ppid > 0 && syscall(SYS_kcmp, st.tgid, st.ppid, KCMP_VM, 0, 0) == 0;
+}
+
+int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum tns_nsop op) {
+        uint64_t addr = 0;
         int r;
 
-        if (!l->s->vdso)
-                return -ENOENT;
-        /* The offsets page is the memfd's second page wherever it is mapped;
-         * a program without our vDSO has nothing to move. */
-        if (!supervisor_ns_by_mapping(l->s, req->pid, &addr))
-                return -ENOENT;
-        r = trace_begin(l, req, ns, TRACE_REMAP, addr);
+        /* The offsets page is the memfd's second page wherever it is
+         * mapped; a program without our vDSO has no page to move, but is
+         * still followed (its member entry). */
+        if (l->s->vdso && !supervisor_ns_by_mapping(l->s, req->pid, &addr))
+                addr = 0;
+        /* A vfork child (or any CLONE_VM child) shares its parent's
+         * memory: a page mapped there would move the parent too. Its exec
+         * gets the new namespace's page (its member entry names it). */
+        if (addr && shares_memory_with_parent(req->pid))
+                addr = 0;
+        r = trace_begin(l, req, ns, TRACE_REMAP, addr, op);
         /* A caller killed meanwhile has nothing left to move. */
         return r == -ESRCH ? -ENOENT : r;
 }

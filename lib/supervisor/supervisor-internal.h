@@ -35,6 +35,10 @@ struct listener {
         struct member *members;
         unsigned n_members;
         struct procfs_conn *procfs; /* supervisor-procfs.c: its FUSE mounts */
+        /* A process of it made or entered a kernel time namespace
+         * (unshare, setns): from then on, a caller's kernel offsets are
+         * looked up (supervisor-kns.c). */
+        bool kernel_nested;
         /* root_pid's mount namespace when the listener came (0 if it was
          * gone): one cover of /proc per mount namespace, whichever of its
          * listeners holds it (supervisor-procfs.c). */
@@ -51,10 +55,16 @@ struct listener {
  * namespace's. */
 enum trace_kind { TRACE_EXEC, TRACE_REMAP };
 
+/* What a remap follows: the kernel's unshare or setns of the caller's
+ * time namespace (supervisor-kns.c), run by the kernel. */
+enum tns_nsop { TNS_NSOP_UNSHARE, TNS_NSOP_SETNS };
+
 struct exec_trace {
         struct tns_supervisor *s;
         enum trace_kind kind;
-        uint64_t remap_addr;
+        enum tns_nsop nsop; /* TRACE_REMAP */
+        uint64_t l_serial; /* TRACE_REMAP: its listener's serial */
+        uint64_t remap_addr; /* 0: no offsets page to move (no vDSO of ours) */
         pid_t tid, tgid;
         int target_fd;
         struct tns_ns *ns;
@@ -115,6 +125,17 @@ struct tns_wait_page_cache {
         uint64_t addr;
 };
 
+/* The kernel time namespaces seen, by inode (supervisor-kns.c). */
+#define TNS_KNS_CACHE 64
+/* Child namespaces kept for their kernel pair after their last process,
+ * per namespace tree (supervisor-kns.c). */
+#define TNS_MAX_PINNED_PER_TREE 256
+struct tns_kns_cache {
+        uint64_t ino;
+        int fd; /* holds the namespace: its inode is not reused meanwhile */
+        int64_t offset[TNS_CLASS_MAX];
+};
+
 /* The kernel's "run the syscall again" (include/linux/errno.h): as the
  * reply to a notification, the caller makes the call anew, through the
  * filter (no signal needed: x86's exit path restarts it). */
@@ -165,7 +186,39 @@ struct tns_supervisor {
         void *change_userdata;
         bool restoring; /* supervisor-state.c: changes are not reported */
         struct tns_inflight *inflight; /* NULL: none */
+        struct tns_kns_cache kns[TNS_KNS_CACHE];
+        unsigned kns_next;
 };
+
+/* supervisor-kns.c: the kernel's time namespaces paired with ours. */
+void supervisor_kns_init(struct tns_supervisor *s);
+void supervisor_kns_done(struct tns_supervisor *s);
+/* Ours paired with the kernel namespace of that inode, or NULL. */
+struct tns_ns *supervisor_ns_by_kns(struct tns_supervisor *s, uint64_t ino);
+/* Pairs ns (if it is not yet) with tid's kernel time namespace, or the
+ * one of its children. */
+void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid, bool for_children);
+/* Pairs ns with the kernel time namespace root_pid's programs run in, if
+ * it is not the supervisor's own (a listener's root). */
+void supervisor_kns_pair_root(struct tns_supervisor *s, struct tns_ns *ns, pid_t root_pid);
+/* After a restart: pairs ns, a restored member's, by what its process shows. */
+void supervisor_kns_repair(struct tns_supervisor *s, pid_t tgid, struct tns_ns *ns);
+/* Drops the references supervisor_kns_pair() took in root's tree. */
+void supervisor_kns_unpin_tree(struct tns_supervisor *s, struct tns_ns *root);
+/* The kernel offsets of tid's kernel time namespace (0 where none, or
+ * unknown: then <0), its inode in *ret_ino (0 if not looked up). */
+int supervisor_kernel_offsets(struct listener *l, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino);
+/* What tid in ns reads: ns's offset of class c plus its kernel one. */
+int64_t supervisor_offset(struct listener *l, pid_t tid, struct tns_ns *ns, enum tns_clock_class c);
+/* setns(fd, nstype) with CLONE_NEWTIME or 0: followed, run by the kernel. */
+int64_t supervisor_setns(struct listener *l, const struct seccomp_notif *req, struct tns_ns *cur);
+/* At the stop after the kernel ran the unshare or setns of tid (ns: the
+ * namespace prepared for it): places it; whether its offsets page is to
+ * be moved to ns. */
+bool supervisor_nsop_done(struct tns_supervisor *s, enum tns_nsop op, uint64_t serial, pid_t tid, pid_t tgid,
+                          struct tns_ns *ns);
+/* supervisor.c: pins tgid's process to ns (a member entry). */
+int supervisor_member_set(struct listener *l, pid_t tgid, struct tns_ns *ns);
 
 /* supervisor-state.c: reports a change to the daemon (the change
  * callback): an fd to keep (fd >= 0) or one gone (fd < 0), or with name
@@ -205,7 +258,10 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
 /* A thread attach.c could not detach (lib/kernel/attach.h, tns_attach_orphan_fn):
  * waited for as a released exec trace, detached at its stop or reaped. */
 void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid);
-int supervisor_remap_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
+/* Seizes the caller of an unshare or setns that the kernel is about to
+ * run, hands it ns's memfd if it maps our vDSO, and stops it on its
+ * return, where supervisor_nsop_done() decides and its page is moved. */
+int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum tns_nsop op);
 /* Whether a clock call at ip is our image calling through to the kernel's
  * vDSO, whose fallback syscall must then run unchanged (the image adds the
  * offset itself). */

@@ -60,6 +60,7 @@ static const char *const procfs_names[_PROCFS_MAX] = {
  * stale i_size or pad the text. */
 struct procfs_snapshot {
         pid_t pid;
+        uint64_t ns_id, kns_ino; /* its namespaces then: a setns between two reads changes the text */
         uint64_t taken; /* CLOCK_MONOTONIC, us */
         char *text;
         size_t len;
@@ -89,13 +90,29 @@ struct procfs_conn {
 #define PROCFS_REQ_MAX 8192
 #define PROCFS_MAX_WRITE 4096
 
-/* The namespace's clocks now: host (through its rate) + effective offsets. */
-static int ns_clock(struct tns_ns *ns, enum tns_clock_class c, struct timespec *ret) {
-        struct timespec host;
+/* The offsets of pid's kernel time namespace (supervisor-kns.c), added to
+ * what ns gives it; that namespace's inode goes to *ret_kns_ino. */
+static void reader_kernel_offsets(struct listener *l, pid_t pid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_kns_ino) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ret[c] = 0;
+        *ret_kns_ino = 0;
+        if (pid > 0)
+                (void) supervisor_kernel_offsets(l, pid, ret, ret_kns_ino);
+}
+
+/* The namespace's clocks now, as its reader reads them: host (through
+ * the namespace's rate) + its offsets + the kernel's part. */
+static int ns_clock(struct tns_ns *ns, const int64_t koff[TNS_CLASS_MAX], enum tns_clock_class c,
+                    struct timespec *ret) {
+        struct timespec host, t;
+        int r;
 
         if (clock_gettime(tns_class_clock(c), &host) < 0)
                 return negative_errno();
-        return tns_ns_now(ns, c, &host, ret);
+        r = tns_ns_now(ns, c, &host, &t);
+        if (r < 0)
+                return r;
+        return tns_ts_add_ns(&t, koff[c], ret);
 }
 
 /* ---------------------------------------------------------------- sysinfo */
@@ -104,12 +121,15 @@ int64_t supervisor_sysinfo(struct listener *l, const struct seccomp_notif *req, 
         struct timespec bt;
         struct sysinfo si;
         struct iovec local = {&si, sizeof(si)}, remote = {(void *) (uintptr_t) req->data.args[0], sizeof(si)};
+        int64_t off[TNS_CLASS_MAX];
+        uint64_t kns_ino;
         int r;
 
         /* The kernel fills it and then copies it out: -EFAULT only then. */
         if (sysinfo(&si) < 0)
                 return negative_errno();
-        r = ns_clock(ns, TNS_CLASS_BOOTTIME, &bt);
+        reader_kernel_offsets(l, (pid_t) req->pid, off, &kns_ino);
+        r = ns_clock(ns, off, TNS_CLASS_BOOTTIME, &bt);
         if (r < 0)
                 return -EINVAL;
         si.uptime = tns_sysinfo_uptime(&bt);
@@ -129,7 +149,7 @@ static ssize_t read_host(const char *path, char *buf, size_t size) {
         return n == (ssize_t) size - 1 ? -EFBIG : n;
 }
 
-static ssize_t make_uptime(struct tns_ns *ns, char **ret) {
+static ssize_t make_uptime(struct tns_ns *ns, const int64_t off[TNS_CLASS_MAX], char **ret) {
         _cleanup_free_ char *out = malloc(TNS_UPTIME_MAX);
         char host[TNS_UPTIME_MAX];
         struct timespec bt;
@@ -141,7 +161,7 @@ static ssize_t make_uptime(struct tns_ns *ns, char **ret) {
         n = read_host("/proc/uptime", host, sizeof(host));
         if (n < 0)
                 return n;
-        r = ns_clock(ns, TNS_CLASS_BOOTTIME, &bt);
+        r = ns_clock(ns, off, TNS_CLASS_BOOTTIME, &bt);
         if (r < 0)
                 return r;
         n = tns_procfs_uptime(&bt, host, out, TNS_UPTIME_MAX);
@@ -150,7 +170,7 @@ static ssize_t make_uptime(struct tns_ns *ns, char **ret) {
         return n;
 }
 
-static ssize_t make_stat(struct tns_ns *ns, char **ret) {
+static ssize_t make_stat(struct tns_ns *ns, const int64_t off[TNS_CLASS_MAX], char **ret) {
         _cleanup_free_ char *host = NULL, *out = NULL;
         struct timespec rt, bt;
         size_t size = 16384;
@@ -172,9 +192,9 @@ static ssize_t make_stat(struct tns_ns *ns, char **ret) {
         }
         if (n < 0)
                 return n;
-        r = ns_clock(ns, TNS_CLASS_REALTIME, &rt);
+        r = ns_clock(ns, off, TNS_CLASS_REALTIME, &rt);
         if (r >= 0)
-                r = ns_clock(ns, TNS_CLASS_BOOTTIME, &bt);
+                r = ns_clock(ns, off, TNS_CLASS_BOOTTIME, &bt);
         if (r >= 0)
                 r = tns_procfs_btime(&rt, &bt, &btime);
         if (r < 0)
@@ -232,22 +252,26 @@ static uint64_t now_usec(void) {
  * that keeps the fd sees the time move) and kept as its snapshot. */
 static int text_for(struct procfs_conn *c, pid_t pid, const struct procfs_snapshot **ret) {
         struct tns_ns *ns = pid > 0 ? supervisor_resolve_ns(c->l, pid) : c->l->ns;
-        uint64_t now = now_usec();
+        uint64_t now = now_usec(), kns_ino;
         struct procfs_snapshot *slot;
+        int64_t off[TNS_CLASS_MAX];
         char *text = NULL;
         ssize_t n;
 
+        reader_kernel_offsets(c->l, pid, off, &kns_ino);
         for (unsigned i = 0; i < PROCFS_SNAPSHOTS; i++)
-                if (c->snap[i].text && c->snap[i].pid == pid && now - c->snap[i].taken < PROCFS_SNAPSHOT_USEC) {
+                if (c->snap[i].text && c->snap[i].pid == pid && c->snap[i].ns_id == ns->id &&
+                    c->snap[i].kns_ino == kns_ino && now - c->snap[i].taken < PROCFS_SNAPSHOT_USEC) {
                         *ret = &c->snap[i];
                         return 0;
                 }
-        n = c->file == PROCFS_UPTIME ? make_uptime(ns, &text) : make_stat(ns, &text);
+        n = c->file == PROCFS_UPTIME ? make_uptime(ns, off, &text) : make_stat(ns, off, &text);
         if (n < 0)
                 return (int) n;
         slot = &c->snap[c->next_snap++ % PROCFS_SNAPSHOTS];
         free(slot->text);
-        *slot = (struct procfs_snapshot){.pid = pid, .taken = now, .text = text, .len = (size_t) n};
+        *slot = (struct procfs_snapshot){
+                .pid = pid, .ns_id = ns->id, .kns_ino = kns_ino, .taken = now, .text = text, .len = (size_t) n};
         *ret = slot;
         return 0;
 }

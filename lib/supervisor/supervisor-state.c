@@ -81,7 +81,10 @@ int tns_supervisor_save_state(struct tns_supervisor *s, tns_supervisor_save_ns_f
 
                 if (!x)
                         return -ENOMEM;
-                *x = (struct tns_state_listener){.serial = l->serial, .ns = l->ns->id, .root_pid = l->root_pid};
+                *x = (struct tns_state_listener){.serial = l->serial,
+                                                 .ns = l->ns->id,
+                                                 .root_pid = l->root_pid,
+                                                 .kernel_nested = l->kernel_nested};
                 for (struct member *m = l->members; m; m = m->next) {
                         struct tns_state_member *y = tns_state_add_member(&st);
                         uint64_t start = 0;
@@ -206,6 +209,7 @@ static void restore_listeners(struct tns_supervisor *s, const struct tns_state *
                         continue;
                 }
                 rep->listeners++;
+                l->kernel_nested = x->kernel_nested;
                 /* Its /proc connections: "p.SERIAL.FILE.N". */
                 for (size_t j = 0; j < n; j++) {
                         uint64_t a, file, conn;
@@ -243,6 +247,10 @@ static void restore_members(struct tns_supervisor *s, const struct tns_state *st
                         continue;
                 }
                 rep->members++;
+                /* The kernel namespaces its pairs were (not in the record:
+                 * the fds of the kernel's namespaces are not kept), as far
+                 * as its processes tell. */
+                supervisor_kns_repair(s, x->tgid, ns);
         }
 }
 

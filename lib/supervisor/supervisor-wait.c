@@ -190,6 +190,7 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
         struct itimerspec conv, old;
         int flags = (int) req->data.args[1], c;
         clockid_t clock;
+        int64_t off;
 
         if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
                 return TNS_REPLY_CONTINUE;
@@ -198,8 +199,21 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
                 return -ESRCH;
         if (fd < 0 || fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
                 return TNS_REPLY_CONTINUE; /* EBADF, EINVAL: the kernel's */
-        if ((!tns_ns_rated(ns) && tns_ns_offset(ns, c) == 0) || convert(ns, c, spec, in, &conv, NULL) < 0)
-                return TNS_REPLY_CONTINUE;
+        if (tns_ns_rated(ns)) {
+                /* A rated namespace's clocks (the kernel's offsets of a
+                 * nested kernel namespace are not added under a rate: see
+                 * docs/design/kernel-timens.md). */
+                if (convert(ns, c, spec, in, &conv, NULL) < 0)
+                        return TNS_REPLY_CONTINUE;
+        } else {
+                /* Run here, in our own kernel time namespace: the caller's
+                 * kernel offsets are ours to convert too (supervisor-kns.c).
+                 * A relative timer (trapped in a rate-capable namespace at
+                 * rate 1) needs nothing. */
+                off = supervisor_offset(l, (pid_t) req->pid, ns, c);
+                if (spec->relative || off == 0 || tns_wait_its_to_host(in, off, &conv) < 0)
+                        return TNS_REPLY_CONTINUE;
+        }
         if (timerfd_settime(fd, flags, &conv, &old) < 0)
                 return negative_errno();
         l->s->stats.waits_converted++;

@@ -15,8 +15,10 @@
 #include "emulate.h"
 #include "filter.h"
 #include "inject.h"
+#include "kns.h"
 #include "proc-util.h"
 #include "supervisor-internal.h"
+#include "time-util.h"
 #include "util.h"
 
 /* One notification being served: what the emulation's callbacks need. */
@@ -151,6 +153,19 @@ int supervisor_member_restore(struct listener *l, pid_t tgid, struct tns_ns *ns)
         return member_add(l, tgid, ns);
 }
 
+int supervisor_member_set(struct listener *l, pid_t tgid, struct tns_ns *ns) {
+        struct member *m = member_find(l, tgid);
+
+        if (!m)
+                return member_add(l, tgid, ns);
+        if (m->ns != ns) {
+                tns_ns_unref(m->ns);
+                m->ns = tns_ns_ref(ns);
+                tns_supervisor_changed(l->s, NULL, -EBADF);
+        }
+        return 0;
+}
+
 static void *ns_with_file(dev_t dev, uint64_t ino, void *userdata) {
         struct tns_supervisor *s = userdata;
 
@@ -191,6 +206,16 @@ struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid) {
 
         if (l->n_members == 0)
                 return l->ns;
+        /* Its own entry first: an unshare or setns sets it, and a vfork
+         * child that unshared before its exec shares its parent's mapping
+         * (pidfd_open() takes only a leader: the usual caller, in ~1 us). */
+        tgid = (int) syscall(SYS_pidfd_open, tid, 0);
+        if (tgid >= 0) {
+                close(tgid);
+                m = member_find(l, tid);
+                if (m)
+                        return m->ns;
+        }
         ns = supervisor_ns_by_mapping(l->s, tid, NULL);
         if (ns)
                 return ns;
@@ -267,22 +292,38 @@ static int pin_child(pid_t child, void *userdata) {
         return member_add(p->l, child, p->ns);
 }
 
-/* unshare(CLONE_NEWTIME), RFC style: the caller's whole thread group
- * moves into a new child of its namespace now; its existing children stay
- * where they are; later children follow it. */
+/* unshare(CLONE_NEWTIME): the kernel runs it (our reply is CONTINUE):
+ * its children, and the caller after an exec, are in a new kernel time
+ * namespace (time_for_children), whose offsets /proc/PID/timens_offsets
+ * sets until a process is in it. Our side, RFC style: the caller's whole
+ * thread group moves into a new child of its namespace now, paired with
+ * that kernel namespace at its return (supervisor-kns.c); its existing
+ * children stay where they are; later children follow it. A
+ * clock_settime inside then moves the new namespace, as the RFC had it;
+ * offsets written to timens_offsets are the kernel's, and reach the
+ * caller's children (and its exec) only, as on the kernel. */
 static int do_unshare(struct listener *l, const struct seccomp_notif *req, struct tns_ns *cur) {
         struct tns_supervisor *s = l->s;
         struct tns_proc_status st;
         struct pin_ctx pin = {l, cur};
         struct tns_ns *ns;
-        struct member *m;
         int r;
 
         if (tns_supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
-                return -ENOSPC; /* what the kernel says past user.max_time_namespaces */
+                return -ENOSPC; /* the kernel's unshare still runs: its children get its offsets only */
         r = tns_proc_status(req->pid, &st);
         if (r < 0)
                 return r;
+        l->kernel_nested = true;
+        /* The namespace it leaves is paired with the kernel one it is in,
+         * unless it is between an unshare and its exec (RFC-moved). */
+        if (cur->kns_fd < 0) {
+                uint64_t own, children;
+
+                if (tns_kns_ino(req->pid, false, &own) >= 0 && tns_kns_ino(req->pid, true, &children) >= 0 &&
+                    own == children)
+                        supervisor_kns_pair(s, cur, req->pid, false);
+        }
         r = tns_proc_for_each_child(st.tgid, pin_child, &pin);
         if (r < 0)
                 return r;
@@ -290,34 +331,32 @@ static int do_unshare(struct listener *l, const struct seccomp_notif *req, struc
         if (r < 0)
                 return r;
         supervisor_link_ns(s, ns);
-        m = member_find(l, st.tgid);
-        if (m) {
-                tns_ns_unref(m->ns);
-                m->ns = ns; /* takes the creation reference */
-                tns_supervisor_changed(s, NULL, -EBADF);
-        } else {
-                r = member_add(l, st.tgid, ns);
-                tns_ns_unref(ns);
-                if (r < 0)
-                        return r;
-        }
+        r = supervisor_member_set(l, st.tgid, ns);
+        tns_ns_unref(ns); /* the member holds it, and the trace below */
+        if (r < 0)
+                return r;
         /* Its vDSO must read the new namespace too. Where that cannot be
          * done (a debugger holds it), its vDSO reads stay in the old one:
          * logged, as the kernel cannot be asked to fail the unshare now. */
-        r = supervisor_remap_begin(l, req, ns);
+        r = supervisor_nsop_begin(l, req, ns, TNS_NSOP_UNSHARE);
         if (r < 0 && r != -ENOENT)
                 tns_log_full(&s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "unshare"},
                              "Failed to move the vDSO to the new namespace, ignoring: %m");
         return 0;
 }
 
-static int apply_effects(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
+static int apply_effects(struct listener *l, struct tns_ns *ns, const int64_t koff[TNS_CLASS_MAX],
                          const struct tns_emu_result *res) {
+        int64_t v;
         int r;
 
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 if (res->set_offset[c]) {
-                        r = tns_ns_set_offset(ns, c, res->new_offset[c]);
+                        /* What the caller reads less its kernel namespace's
+                         * part is ours to set. */
+                        if (tns_ns_add(res->new_offset[c], -koff[c], &v) < 0)
+                                return -EINVAL;
+                        r = tns_ns_set_offset(ns, c, v);
                         if (r < 0)
                                 return -EINVAL;
                         supervisor_wait_offsets_changed(l->s);
@@ -327,8 +366,6 @@ static int apply_effects(struct listener *l, const struct seccomp_notif *req, st
                 ns->tz = res->new_tz;
                 tns_supervisor_changed(l->s, NULL, -EBADF);
         }
-        if (res->unshare)
-                return do_unshare(l, req, ns);
         return 0;
 }
 
@@ -370,6 +407,7 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem, env_capabilities, c};
         struct tns_emu_state st = {};
         struct tns_emu_result res;
+        int64_t koff[TNS_CLASS_MAX];
         struct tns_ns *ns;
         uint64_t args[6];
         int r;
@@ -395,14 +433,18 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
                 return supervisor_exec_marker(l, req); /* supervisor-exec.c */
         if (d->id == TNS_SYS_SYSINFO)
                 return supervisor_sysinfo(l, req, ns); /* supervisor-procfs.c */
+        if (d->id == TNS_SYS_SETNS)
+                return supervisor_setns(l, req, ns); /* supervisor-kns.c */
         if ((d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME) &&
             supervisor_is_vdso_fallback(l, req)) {
                 l->s->stats.vdso_fallbacks++;
                 return TNS_REPLY_CONTINUE;
         }
         st.rated = tns_ns_rated(ns);
+        (void) supervisor_kernel_offsets(l, req->pid, koff, NULL);
         for (int k = 0; k < TNS_CLASS_MAX; k++) {
-                st.offset[k] = tns_ns_offset(ns, k);
+                if (tns_ns_add(tns_ns_offset(ns, k), koff[k], &st.offset[k]) < 0)
+                        st.offset[k] = tns_ns_offset(ns, k);
                 if (st.rated)
                         st.base[k] = tns_ns_root(ns)->rate[k];
         }
@@ -410,13 +452,26 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         for (int k = 0; k < 6; k++)
                 args[k] = req->data.args[k];
         r = tns_emulate(d->id, args, &st, &env, &res);
+        if (d->id == TNS_SYS_UNSHARE) {
+                /* The kernel runs it, and answers (tns_emulate() only
+                 * predicts it, for the RFC's move of the caller). */
+                if (r >= 0 && !c->gone && res.unshare) {
+                        r = do_unshare(l, req, ns);
+                        if (r < 0)
+                                tns_log_full(
+                                        &l->s->log, LOG_WARNING, r,
+                                        &(struct tns_log_ctx){.pid = req->pid, .syscall = "unshare"},
+                                        "Failed to give the caller a namespace of its own, it stays in its own: %m");
+                }
+                return TNS_REPLY_CONTINUE;
+        }
         if (r < 0 || c->gone) {
                 if (!c->gone)
                         l->s->stats.failures++, ns->n_failures++;
                 return r < 0 ? r : -ESRCH;
         }
         if (res.ret >= 0) {
-                r = apply_effects(l, req, ns, &res);
+                r = apply_effects(l, ns, koff, &res);
                 if (r < 0)
                         return r;
         }
@@ -433,6 +488,7 @@ static void listener_free(struct listener *l) {
         id_slot_release(l);
         while (l->members)
                 member_free(l->members);
+        supervisor_kns_unpin_tree(s, l->ns);
         supervisor_procfs_free(l); /* hook: supervisor-procfs.c */
         for (struct listener **p = &s->listeners; *p; p = &(*p)->next)
                 if (*p == l) {
@@ -814,6 +870,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
                 return r;
         s->event = sd_event_ref(event);
         s->wait_memfd = -EBADF;
+        supervisor_kns_init(s);
         s->pages = TNS_PAGE_STORE_NULL;
         if (log)
                 s->log = *log;
@@ -854,6 +911,7 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         supervisor_exec_done(s);
         s->sigchld = sd_event_source_disable_unref(s->sigchld);
         supervisor_attach_done(s);
+        supervisor_kns_done(s);
         while (s->listeners)
                 listener_free(s->listeners);
         /* Namespaces still referenced only by the supervisor's list. */
@@ -923,6 +981,12 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
         id_slot_take(l);
         l->fd = TAKE_FD(owned);
         l->root_pid = root_pid;
+        /* A container may come in a kernel time namespace with offsets of
+         * its own (linux.timeOffsets): the kernel's vDSO adds them, so our
+         * syscalls must too. timensctl run's is fresh: nothing to add. */
+        l->kernel_nested = root_pid > 0 && tns_kns_has_offsets(root_pid);
+        if (root_pid > 0)
+                supervisor_kns_pair_root(s, ns, root_pid);
         supervisor_procfs_listener_mnt(l); /* hook: supervisor-procfs.c */
         l->ns = tns_ns_ref(ns);
         l->next = s->listeners;

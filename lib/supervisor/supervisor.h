@@ -174,6 +174,11 @@ void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_i
 struct tns_ns *tns_supervisor_namespaces(struct tns_supervisor *s);
 unsigned tns_supervisor_count_namespaces(const struct tns_supervisor *s);
 
+/* The kernel time namespace paired with ns (supervisor-kns.c): its inode
+ * (0 if none), and whether its offsets are known (read once a caller in
+ * it was served), then in ret_offset. */
+bool tns_supervisor_ns_kernel(struct tns_supervisor *s, const struct tns_ns *ns, uint64_t *ret_ino,
+                              int64_t ret_offset[TNS_CLASS_MAX]);
 /* Listeners feeding ns itself, processes pinned to ns, and whether ns or
  * a descendant has any process. */
 void tns_supervisor_ns_counts(struct tns_supervisor *s, struct tns_ns *ns, unsigned *ret_listeners,

@@ -225,3 +225,19 @@ teardown() {
         run -0 python3 "$BATS_TEST_DIRNAME/proto-replay.py" "$SOCK" "$ROOT/proto/examples"
         [[ $output == *"replayed as documented"* ]]
 }
+
+@test "run --join: the commands of one namespace share its kernel time namespace (one /proc/PID/ns/time), show names it; another run has its own" {
+        local first second other
+        tns create hand --monotonic +1000s
+        bg "$TIMENSCTL" run --join hand -- sh -c 'readlink /proc/self/ns/time; exec sleep 60' >"$BATS_TEST_TMPDIR/a" 2>&1
+        wait_for_file "$BATS_TEST_TMPDIR/a"
+        second=$(tns run --join hand -- readlink /proc/self/ns/time)
+        other=$(tns run -- readlink /proc/self/ns/time)
+        first=$(cat "$BATS_TEST_TMPDIR/a")
+        [[ "$first" == time:\[*\] ]] || fail "$first"
+        [ "$second" = "$first" ] || fail "the second run of hand: $second, the first: $first"
+        [ "$other" != "$first" ] || fail "a run of another namespace shares hand's: $other"
+        run -0 tns show hand
+        [[ "$output" == *"Kernel ns: $first"* ]] || fail "$output"
+        stop_bg
+}

@@ -338,3 +338,38 @@ PY
         wait_for_exit "$worker"
         rm -rf "$dir"
 }
+
+@test "a nested namespace made inside by the kernel's unshare -T survives a new image: its clocks (ours plus the kernel's offsets), list shows it with its parent" {
+        build_helpers clockloop
+        requires_kernel_timens
+        local old loop
+        start_daemon
+        bg "$TIMENSCTL" run --monotonic 1000 -- unshare -T --monotonic 100 \
+                "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1
+        wait_for_file "$BATS_TEST_TMPDIR/loop"
+        assert_loop_live "$BATS_TEST_TMPDIR/loop" 1100
+        run -0 tns list
+        [[ "$output" == *unshare*" 1 "* ]] || fail "no nested namespace under 1: $output"
+        # show names the kernel's namespace its process is in, and adds
+        # the kernel's offsets to what it reads.
+        loop=$(pgrep -n -f "clockloop --interval-ms 50")
+        run -0 tns show 2
+        [[ "$output" == *"Parent: 1 (depth 1)"* ]] || fail "$output"
+        [[ "$output" == *"Kernel ns: $(readlink "/proc/$loop/ns/time") (its offsets, added: monotonic +1m40s"* ]] ||
+                fail "$output"
+        old=$(pgrep -n -f "timensd --foreground.*--socket $SOCK")
+        kill -USR2 "$old"
+        wait_for_exit "$old"
+        # The new image, for teardown to stop.
+        # shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell with its teardown
+        DAEMON_PID=$(pgrep -n -f "timensd --foreground.*--socket $SOCK")
+        # shellcheck disable=SC2031
+        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        grep -q "Restored 2 namespaces, 1 listeners, 1 members" "$DAEMON_DIR/log" || fail "$(cat "$DAEMON_DIR/log")"
+        # The kernel's part is still added to the syscalls the new image
+        # answers, the vDSO's is the kernel's own.
+        assert_loop_live "$BATS_TEST_TMPDIR/loop" 1100
+        run -0 tns list
+        [[ "$output" == *unshare*" 1 "* ]] || fail "the nested namespace is gone: $output"
+        stop_bg
+}

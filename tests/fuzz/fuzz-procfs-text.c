@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target for the /proc text rewriting: the host's /proc/stat and
  * /proc/uptime are input the supervisor parses. The first 16 bytes give a
- * btime and a boottime; the rest is the text. */
+ * btime and a boottime; the rest is the text (also read as a
+ * /proc/PID/timens_offsets). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,17 @@ static void check_uptime(const char *text, const struct timespec *bt) {
                 CHECK(buf[n - 1] == '\n' && (size_t) n == strlen(buf));
 }
 
+static void check_timens_offsets(const char *text, size_t len) {
+        int64_t o[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+        int r;
+
+        r = tns_timens_offsets_parse(text, len, o);
+        CHECK(r == 0 || r == -EINVAL || r == -ERANGE);
+        /* The kernel has no realtime offset: never one from us. */
+        if (r == 0)
+                CHECK(o[2] == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int64_t v[2] = {};
         struct timespec bt;
@@ -66,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_stat(text, size, v[0]);
         bt = (struct timespec){.tv_sec = v[1], .tv_nsec = (long) ((uint64_t) v[0] % 1000000000u)};
         check_uptime(text, &bt);
+        check_timens_offsets(text, size);
         free(text);
         return 0;
 }

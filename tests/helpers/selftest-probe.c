@@ -424,9 +424,11 @@ static int cmd_setns(int argc, char *argv[]) {
                 fprintf(stderr, "unshare and shift: %s\n", errname(e));
                 return 1;
         }
-        /* The kernel's unshare makes the namespace of the children; the
-         * RFC's moves the caller, so its own is the new one. */
-        child = open(kernel_mode ? "/proc/self/ns/time_for_children" : "/proc/self/ns/time", O_RDONLY | O_CLOEXEC);
+        /* The kernel's unshare makes the namespace of the children. The
+         * RFC's moves the caller's clocks too, but the identity is the
+         * kernel's under timens as well (supervisor-kns.c): the new
+         * namespace is time_for_children in both modes. */
+        child = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
         if (child < 0 || fstat(child, &st_child) < 0)
                 return 2;
         if (st_child.st_ino == st_parent.st_ino) {

@@ -304,7 +304,8 @@ TEST(adjtimex_read_reports_shifted_time) {
         /* STA_NANO: tv_usec holds nanoseconds. */
         f.adj.status = STA_NANO;
         f.adj.time.tv_usec = 123456789;
-        ASSERT_EQ(emu(TNS_SYS_ADJTIMEX, MEM_BASE, 0, &(struct tns_emu_state){.offset = {0, 0, 1}}, &env, &res), TIME_ERROR);
+        ASSERT_EQ(emu(TNS_SYS_ADJTIMEX, MEM_BASE, 0, &(struct tns_emu_state){.offset = {0, 0, 1}}, &env, &res),
+                  TIME_ERROR);
         memcpy(&out, res.writes[0].data, sizeof(out));
         EXPECT_EQ(out.time.tv_usec, 123456790);
         EXPECT_EQ(emu(TNS_SYS_ADJTIMEX, 1, 0, &st_off, &env, &res), -EFAULT);
@@ -367,6 +368,13 @@ TEST(unshare_needs_cap_sys_admin) {
         fake_init(&f, &env);
         f.caps = 1ULL << TNS_CAP_SYS_TIME;
         EXPECT_EQ(emu(TNS_SYS_UNSHARE, 0x80, 0, &st_off, &env, &res), -EPERM);
+        EXPECT_EQ(res.unshare, false);
+        /* With CLONE_NEWUSER in the same call, the new user namespace's
+         * capabilities count. */
+        EXPECT_EQ(emu(TNS_SYS_UNSHARE, 0x10000080, 0, &st_off, &env, &res), 0);
+        EXPECT_EQ(res.unshare, true);
+        /* Flags are an int: higher bits, the kernel's EINVAL. */
+        EXPECT_EQ(emu(TNS_SYS_UNSHARE, 0x10000000080, 0, &st_off, &env, &res), -EINVAL);
         EXPECT_EQ(res.unshare, false);
         f.caps = 1ULL << TNS_CAP_SYS_ADMIN;
         EXPECT_EQ(emu(TNS_SYS_UNSHARE, 0x80, 0, &st_off, &env, &res), 0);

@@ -105,23 +105,22 @@ TEST(sysinfo_uptime) {
 
 TEST(mountinfo_proc_dirs) {
         char dirs[8][4096];
-        const char *mi =
-                "21 1 0:20 / /proc rw,nosuid shared:12 - proc proc rw\n"
-                "30 29 0:20 / /run/c/rootfs/proc rw,nosuid master:12 - proc proc rw\n"
-                "31 29 0:5 / /run/c/rootfs/dev rw - tmpfs tmpfs rw\n"
-                "32 29 0:21 / /run/c/root\\040fs/proc rw - proc proc rw\n"
-                "33 29 0:21 / /run/c/rootfs/proc rw - proc proc rw\n"
-                "garbage\n"
-                "34 29 0:22 / /x rw - proc\n"
-                "35 29 0:22 / /y rw shared:3 master:2\n"
-                "36 29 0:23 / /z rw - proc proc rw\n"
-                /* runc's read-only binds of parts of the container's proc */
-                "37 36 0:23 /sys /z/sys ro - proc proc rw\n"
-                "38 36 0:23 /sysrq-trigger /z/sysrq-trigger ro - proc proc rw\n"
-                /* a bind of /proc/sys/kernel, and one of /proc/sys where
+        const char *mi = "21 1 0:20 / /proc rw,nosuid shared:12 - proc proc rw\n"
+                         "30 29 0:20 / /run/c/rootfs/proc rw,nosuid master:12 - proc proc rw\n"
+                         "31 29 0:5 / /run/c/rootfs/dev rw - tmpfs tmpfs rw\n"
+                         "32 29 0:21 / /run/c/root\\040fs/proc rw - proc proc rw\n"
+                         "33 29 0:21 / /run/c/rootfs/proc rw - proc proc rw\n"
+                         "garbage\n"
+                         "34 29 0:22 / /x rw - proc\n"
+                         "35 29 0:22 / /y rw shared:3 master:2\n"
+                         "36 29 0:23 / /z rw - proc proc rw\n"
+                         /* runc's read-only binds of parts of the container's proc */
+                         "37 36 0:23 /sys /z/sys ro - proc proc rw\n"
+                         "38 36 0:23 /sysrq-trigger /z/sysrq-trigger ro - proc proc rw\n"
+                         /* a bind of /proc/sys/kernel, and one of /proc/sys where
                  * a /proc could be: its root, not its place, tells */
-                "39 29 0:23 /sys/kernel /k ro - proc proc rw\n"
-                "40 29 0:23 /sys /w/proc ro - proc proc rw";
+                         "39 29 0:23 /sys/kernel /k ro - proc proc rw\n"
+                         "40 29 0:23 /sys /w/proc ro - proc proc rw";
 
         /* Room for more than the four /procs: the binds are left out, not
          * cut off by max. */
@@ -132,4 +131,32 @@ TEST(mountinfo_proc_dirs) {
         EXPECT_STREQ(dirs[3], "/z");
         EXPECT_EQ(tns_mountinfo_proc_dirs(mi, dirs, 1), 1U);
         EXPECT_EQ(tns_mountinfo_proc_dirs("", dirs, 4), 0U);
+}
+
+TEST(timens_offsets_parse) {
+        int64_t o[3] = {1, 1, 1};
+        /* As fs/proc/base.c shows it: "%-10s %10lld %9ld\n". */
+        const char *k = "monotonic       86400         0\nboottime        -3600 500000000\n";
+
+        EXPECT_EQ(tns_timens_offsets_parse(k, strlen(k), o), 0);
+        EXPECT_EQ(o[0], INT64_C(86400000000000));
+        EXPECT_EQ(o[1], INT64_C(-3600000000000) + 500000000);
+        EXPECT_EQ(o[2], 0);
+        /* Numbers as a writer gives them; a missing clock is 0; no final newline. */
+        EXPECT_EQ(tns_timens_offsets_parse("7 10 0", 6, o), 0);
+        EXPECT_EQ(o[0], 0);
+        EXPECT_EQ(o[1], INT64_C(10000000000));
+        EXPECT_EQ(tns_timens_offsets_parse("", 0, o), 0);
+        EXPECT_EQ(o[1], 0);
+        /* Only len bytes are read. */
+        EXPECT_EQ(tns_timens_offsets_parse("1 5 0\n7 x", 6, o), 0);
+        EXPECT_EQ(o[0], INT64_C(5000000000));
+        /* Bad input. */
+        EXPECT_EQ(tns_timens_offsets_parse("realtime 1 0\n", 13, o), -EINVAL);
+        EXPECT_EQ(tns_timens_offsets_parse("monotonic 1\n", 12, o), -EINVAL);
+        EXPECT_EQ(tns_timens_offsets_parse("monotonic 1 1000000000\n", 23, o), -EINVAL);
+        EXPECT_EQ(tns_timens_offsets_parse("monotonic 1 -1\n", 15, o), -EINVAL);
+        EXPECT_EQ(tns_timens_offsets_parse("monotonic 1 0 9\n", 16, o), -EINVAL);
+        EXPECT_EQ(tns_timens_offsets_parse("monotonic 99999999999999999999 0\n", 33, o), -ERANGE);
+        EXPECT_EQ(tns_timens_offsets_parse("monotonic 9223372037 0\n", 23, o), -ERANGE);
 }

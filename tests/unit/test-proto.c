@@ -226,11 +226,15 @@ TEST(ns_view_round_trip) {
                                    .listeners = 2,
                                    .live = true,
                                    .calls = 99,
+                                   .depth = 2,
+                                   .kernel_ns = 4026532250u,
+                                   .kernel_offsets_known = true,
                                    .has_processes = true,
                                    .n_processes = 2000};
         strcpy(in->name, "db:1");
         in->offset_ns[TNS_CLASS_REALTIME] = -86400 * NS;
         in->now_ns[TNS_CLASS_MONOTONIC] = 12345;
+        in->kernel_offset_ns[TNS_CLASS_BOOTTIME] = -60 * NS;
         for (int i = 0; i < TNS_PROTO_MAX_PROCESSES; i++)
                 in->processes[i] = 100 + i;
         ASSERT_EQ(tns_ns_view_to_json(in, &o), 0);
@@ -247,6 +251,18 @@ TEST(ns_view_round_trip) {
         EXPECT_EQ(out->calls, 99);
         EXPECT_EQ(out->n_processes, 2000);
         EXPECT_EQ(out->processes[TNS_PROTO_MAX_PROCESSES - 1], 100 + TNS_PROTO_MAX_PROCESSES - 1);
+        EXPECT_EQ(out->depth, 2);
+        EXPECT_EQ(out->kernel_ns, 4026532250u);
+        EXPECT_TRUE(out->kernel_offsets_known);
+        EXPECT_EQ(out->kernel_offset_ns[TNS_CLASS_BOOTTIME], -60 * NS);
+        EXPECT_EQ(out->kernel_offset_ns[TNS_CLASS_MONOTONIC], 0);
+        /* Without a kernel namespace: no "kernel" at all. */
+        json_object_put(o);
+        o = NULL;
+        in->kernel_ns = 0;
+        ASSERT_EQ(tns_ns_view_to_json(in, &o), 0);
+        EXPECT_FALSE(json_object_object_get_ex(o, "kernel", NULL));
+        ASSERT_EQ(tns_ns_view_from_json(o, out), 0);
 }
 
 TEST(clock_state_round_trip) {

@@ -27,7 +27,7 @@ static void sample(struct tns_state *st) {
         n = tns_state_add_ns(st);
         *n = (struct tns_state_ns){.id = 7, .parent = 2, .tz_set = true, .tz_minuteswest = -60, .tz_dsttime = 1};
         l = tns_state_add_listener(st);
-        *l = (struct tns_state_listener){.serial = 3, .ns = 2, .root_pid = 4242};
+        *l = (struct tns_state_listener){.serial = 3, .ns = 2, .root_pid = 4242, .kernel_nested = true};
         m = tns_state_add_member(st);
         *m = (struct tns_state_member){.listener = 3, .ns = 7, .tgid = 4243, .start_time = UINT64_MAX};
 }
@@ -56,6 +56,7 @@ TEST(state_roundtrip) {
         EXPECT_EQ(back.ns[1].tz_minuteswest, -60);
         EXPECT_EQ(back.n_listeners, 1u);
         EXPECT_EQ(back.listeners[0].root_pid, 4242);
+        EXPECT_TRUE(back.listeners[0].kernel_nested);
         EXPECT_EQ(back.n_members, 1u);
         EXPECT_EQ(back.members[0].start_time, UINT64_MAX);
         /* The same text again: nothing lost or added. */
@@ -109,6 +110,13 @@ TEST(state_refused) {
         EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "],\"listeners\":[{\"serial\":1,\"ns\":2,\"root_pid\":-1}],"
                                                          "\"members\":[]}"),
                   -EBADMSG);
+        /* kernel_nested: a boolean when present; absent in older records. */
+        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "],\"listeners\":[{\"serial\":1,\"ns\":2,\"root_pid\":1,"
+                                                         "\"kernel_nested\":1}],\"members\":[]}"),
+                  -EBADMSG);
+        EXPECT_EQ(parse(HEAD "\"namespaces\":[" NS(2, 0) "],\"listeners\":[{\"serial\":1,\"ns\":2,\"root_pid\":1}],"
+                                                         "\"members\":[]}"),
+                  0);
 }
 
 TEST(state_fd_names) {
