@@ -161,6 +161,19 @@ static int on_child(sd_event_source *src, const siginfo_t *si, void *userdata) {
         return sd_event_exit(sd_event_source_get_event(src), code);
 }
 
+/* The pidfd says the command exited when its last thread did; if a tracer
+ * (timensd holding a thread in a converted wait, or an exec) still has it,
+ * waitid() finds nothing yet, and sd-event's one-shot child source never
+ * fires again. The kernel sends us SIGCHLD when the tracer lets it go. */
+static int on_sigchld(sd_event_source *src, const struct signalfd_siginfo *ssi, void *userdata) {
+        struct run_state *st = userdata;
+        siginfo_t si = {};
+
+        if (waitid(P_PIDFD, (id_t) st->child_pidfd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+                return 0;
+        return on_child(src, &si, userdata);
+}
+
 static int wait_child(struct run_state *st) {
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         int r, code;
@@ -174,6 +187,8 @@ static int wait_child(struct run_state *st) {
                         return r;
         }
         r = sd_event_add_child_pidfd(e, NULL, st->child_pidfd, WEXITED, on_child, st);
+        if (r >= 0)
+                r = sd_event_add_signal(e, NULL, SIGCHLD, on_sigchld, st);
         if (r < 0)
                 return r;
         r = sd_event_loop(e);

@@ -30,11 +30,10 @@ static const struct env_key {
         {"REALTIME", "realtime", TNS_CLASS_REALTIME},
         {"MONOTONIC", "monotonic", TNS_CLASS_MONOTONIC},
         {"BOOTTIME", "boottime", TNS_CLASS_BOOTTIME},
-        {"NAME", "name", TNS_CLASS_MAX},
-        /* A faketime-style start (the clock stands still until the first
-         * read, libfaketime's FAKETIME): named so that it is refused
-         * clearly rather than as an unknown variable. */
-        {"FAKETIME", NULL, -1},
+        {"NAME", "name", TNS_OCI_ENV_NAME},
+        /* libfaketime's FAKETIME syntax (lib/core/faketime.h): offset,
+         * rate, start date or frozen date, as org.timens.faketime. */
+        {"FAKETIME", "faketime", TNS_OCI_ENV_FAKETIME},
 };
 
 static const struct env_key *env_key(const char *var, size_t len) {
@@ -60,10 +59,8 @@ static int env_one(const char *entry, struct tns_oci_env *ret, unsigned *seen, c
         if (!k)
                 return fail(err, -EINVAL,
                             "environment variable %.*s: unknown (" TNS_OCI_ENV_PREFIX "REALTIME, " TNS_OCI_ENV_PREFIX
-                            "MONOTONIC, " TNS_OCI_ENV_PREFIX "BOOTTIME, " TNS_OCI_ENV_PREFIX "NAME)",
-                            (int) (eq - entry), entry);
-        if (!k->key)
-                return fail(err, -EINVAL, "environment variable %.*s: not supported by this version of timens",
+                            "MONOTONIC, " TNS_OCI_ENV_PREFIX "BOOTTIME, " TNS_OCI_ENV_PREFIX "NAME, " TNS_OCI_ENV_PREFIX
+                            "FAKETIME)",
                             (int) (eq - entry), entry);
         if (*seen & (1U << k->slot))
                 return fail(err, -EINVAL, "environment variable %.*s: given twice", (int) (eq - entry), entry);
@@ -72,9 +69,11 @@ static int env_one(const char *entry, struct tns_oci_env *ret, unsigned *seen, c
         r = tns_oci_request_set(&ret->req, k->key, strlen(k->key), value, where, err);
         if (r < 0)
                 return r;
-        if (k->slot == TNS_CLASS_MAX)
+        if (k->slot >= TNS_CLASS_MAX) {
+                if (strlen(value) >= sizeof(ret->text[k->slot]))
+                        return fail(err, -EINVAL, "%s: too long", where);
                 snprintf(ret->text[k->slot], sizeof(ret->text[k->slot]), "%s", value);
-        else if (tns_oci_offset_text(k->slot, value, ret->text[k->slot], sizeof(ret->text[k->slot])) < 0)
+        } else if (tns_oci_offset_text(k->slot, value, ret->text[k->slot], sizeof(ret->text[k->slot])) < 0)
                 return fail(err, -EINVAL, "%s: '%s' cannot be written as a date", where, value);
         ret->n_set++;
         return 0;
@@ -125,13 +124,15 @@ int tns_oci_env_annotate(json_object *config, const struct tns_oci_env *env, cha
         }
         if (!json_object_is_type(ann, json_type_object))
                 return fail(err, -EINVAL, "\"annotations\" in config.json is not an object");
-        for (int slot = 0; slot <= TNS_CLASS_MAX; slot++) {
+        for (int slot = 0; slot < TNS_OCI_ENV_SLOTS; slot++) {
                 char key[64];
 
                 if (!env->text[slot][0])
                         continue;
                 snprintf(key, sizeof(key), TNS_OCI_ANNOTATION_PREFIX "%s",
-                         slot == TNS_CLASS_MAX ? "name" : tns_class_name((enum tns_clock_class) slot));
+                         slot == TNS_OCI_ENV_NAME       ? "name"
+                         : slot == TNS_OCI_ENV_FAKETIME ? "faketime"
+                                                        : tns_class_name((enum tns_clock_class) slot));
                 if (json_object_object_get_ex(ann, key, &v))
                         continue;
                 v = json_object_new_string(env->text[slot]);

@@ -106,11 +106,18 @@ void tns_oci_default_name(const char *id, char ret[TNS_NS_NAME_MAX + 1]);
  * TIMENS_FAKETIME is reserved and refused as not supported yet. */
 #define TNS_OCI_ENV_PREFIX "TIMENS_"
 
+/* The slots of tns_oci_env.text after the clock classes. */
+enum {
+        TNS_OCI_ENV_NAME = TNS_CLASS_MAX,
+        TNS_OCI_ENV_FAKETIME,
+        TNS_OCI_ENV_SLOTS,
+};
+
 struct tns_oci_env {
         struct tns_oci_request req;
         /* The texts as written into annotations (tns_oci_offset_text), for
-         * each class, and [TNS_CLASS_MAX] for the name; "" if not given. */
-        char text[TNS_CLASS_MAX + 1][64];
+         * each class, then the name and the FAKETIME spec; "" if not given. */
+        char text[TNS_OCI_ENV_SLOTS][192]; /* a name is at most 128 */
         unsigned n_set; /* how many settings were given */
 };
 

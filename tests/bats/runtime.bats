@@ -213,7 +213,7 @@ PY
         fake_runtime
         local b="$OCI_DIR/b" log="$OCI_DIR/log.json" v
         env_bundle "$b" TIMENS_REALTIME=+1d
-        for v in TIMENS_REALTIME=soon TIMENS_BOOTTIME=2030-01-01 TIMENS_REALTIM=+1d TIMENS_FAKETIME=+1d TIMENS_NAME=-x; do
+        for v in TIMENS_REALTIME=soon TIMENS_BOOTTIME=2030-01-01 TIMENS_REALTIM=+1d TIMENS_FAKETIME=i2.0 TIMENS_NAME=-x; do
                 env_bundle "$b" "$v"
                 cp "$b/config.json" "$OCI_DIR/orig.json"
                 rm -f "$FAKE_OUT/argv" "$log"
@@ -298,6 +298,27 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
         after=$(date +%s)
         d=$output
         ((d >= before + 86400 - 1 && d <= after + 86400 + 1)) || fail "date $d, host $before..$after"
+}
+
+@test "docker: -e TIMENS_FAKETIME takes libfaketime's forms: a frozen date, a clock at x4" {
+        requires_docker
+        local a b t0 t1
+        # Frozen: two reads a second apart give the same date.
+        run -0 dk run --rm --network none --runtime timens -e 'TIMENS_FAKETIME=2030-01-01 12:00:00' "$IMAGE" \
+                sh -c 'date -u +%s; sleep 1; date -u +%s'
+        a=$(sed -n 1p <<<"$output") b=$(sed -n 2p <<<"$output")
+        [ "$a" = "$b" ] || fail "a frozen clock moved: $output"
+        ((a >= 1893495600 - 86400 && a <= 1893495600 + 86400)) || fail "not 2030-01-01: $a"
+        # x4: 'sleep 4' ends after about one host second, the clock 4 s on.
+        t0=$(date +%s%N)
+        run -0 dk run --rm --network none --runtime timens -e 'TIMENS_FAKETIME=+0 x4' "$IMAGE" \
+                sh -c 'date +%s; sleep 4; date +%s'
+        t1=$(date +%s%N)
+        a=$(sed -n 1p <<<"$output") b=$(sed -n 2p <<<"$output")
+        ((b - a >= 4 && b - a <= 6)) || fail "the clock moved $((b - a)) s over sleep 4"
+        # The container's start dominates on a loaded machine: only an upper
+        # bound that a sleep at x1 (4 s) would not meet with its start.
+        echo "host time for run + sleep 4 at x4: $(((t1 - t0) / 1000000)) ms" >&3
 }
 
 @test "docker: --runtime timens without settings is plain runc: host clocks, no namespace" {

@@ -10,6 +10,7 @@
 
 #include "clocks.h"
 #include "oci.h"
+#include "offsets-page.h"
 #include "test.h"
 
 static json_object *env_of(const char *text) {
@@ -59,7 +60,8 @@ TEST(env_errors) {
                 const char *env, *want;
         } cases[] = {
                 {"[\"TIMENS_REALTIM=+1d\"]", "TIMENS_REALTIM: unknown (TIMENS_REALTIME"},
-                {"[\"TIMENS_FAKETIME=+1d\"]", "TIMENS_FAKETIME: not supported"},
+                {"[\"TIMENS_FAKETIME=i2.0\"]", "TIMENS_FAKETIME"},
+                {"[\"TIMENS_FAKETIME=+1d x0\"]", "TIMENS_FAKETIME"},
                 {"[\"TIMENS_REALTIME=+1d\", \"TIMENS_REALTIME=+2d\"]", "TIMENS_REALTIME: given twice"},
                 {"[\"TIMENS_REALTIME=garbage\"]", "'garbage' is not an offset or a date"},
                 {"[\"TIMENS_REALTIME=\"]", "'' is not an offset or a date"},
@@ -132,6 +134,23 @@ TEST(env_annotate_makes_annotations) {
         EXPECT_EQ(tns_oci_env_annotate(bad, &e, err), -EINVAL);
         EXPECT_TRUE(strstr(err, "not an object") != NULL);
         EXPECT_EQ(tns_oci_config_env(bad), NULL);
+}
+
+/* libfaketime's FAKETIME syntax becomes org.timens.faketime as given. */
+TEST(env_faketime) {
+        _cleanup_json_ json_object *config =
+                json_tokener_parse("{\"process\": {\"env\": [\"TIMENS_FAKETIME=-3h x2\"]}}");
+        struct tns_oci_env e;
+        char err[TNS_OCI_ERR_MAX] = "";
+
+        ASSERT_NE(config, NULL);
+        ASSERT_EQ(tns_oci_env_parse(tns_oci_config_env(config), &e, err), 0);
+        EXPECT_EQ(e.n_set, 1u);
+        EXPECT_TRUE(e.req.rated);
+        EXPECT_EQ(e.req.rate_mult, 2 * TNS_RATE_ONE);
+        EXPECT_EQ(e.req.clocks[TNS_CLASS_REALTIME].spec.ns, -3LL * 3600 * 1000000000);
+        ASSERT_EQ(tns_oci_env_annotate(config, &e, err), 0);
+        EXPECT_STREQ(annotation(config, "org.timens.faketime"), "-3h x2");
 }
 
 static json_object *hook_args(json_object *config, const char *stage, size_t i) {
