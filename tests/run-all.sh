@@ -17,6 +17,7 @@ export BUILDDIR
 
 passed=0 failed=0 skipped=0
 failures=()
+details=()
 
 # count_tap LABEL OUTPUT RC
 count_tap() {
@@ -28,7 +29,12 @@ count_tap() {
         passed=$((passed + ok - skip))
         skipped=$((skipped + skip))
         failed=$((failed + notok))
-        [ "$notok" -gt 0 ] && failures+=("$label: $(grep -E '^not ok ' <<<"$out" | head -5 | tr '\n' ';')")
+        if [ "$notok" -gt 0 ]; then
+                failures+=("$label: $(grep -E '^not ok ' <<<"$out" | head -5 | tr '\n' ';')")
+                # Each failure's first diagnostic lines, repeated at the end
+                # where a CI log's tail shows them.
+                details+=("$(awk '/^not ok /{n=16} n>0 && (/^not ok /||/^#/){print; n--; next} !/^#/{n=0}' <<<"$out" | head -80)")
+        fi
         if [ -n "$plan" ] && [ $((ok + notok)) -lt "$plan" ]; then
                 failed=$((failed + plan - ok - notok))
                 failures+=("$label: stopped after $((ok + notok)) of $plan (exit $rc)")
@@ -110,6 +116,7 @@ else
 fi
 
 echo
+for d in "${details[@]}"; do printf '%s\n' "$d"; done
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -17,8 +17,17 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
+/* tid 0: the caller itself (/proc/self: right whichever pid namespace
+ * /proc was mounted for). */
+static void proc_path(pid_t tid, const char *file, char *buf, size_t size) {
+        if (tid == 0)
+                snprintf(buf, size, "/proc/self/%s", file);
+        else
+                snprintf(buf, size, "/proc/%d/%s", tid, file);
+}
+
 static void kns_path(pid_t tid, bool for_children, char *buf, size_t size) {
-        snprintf(buf, size, "/proc/%d/ns/%s", tid, for_children ? "time_for_children" : "time");
+        proc_path(tid, for_children ? "ns/time_for_children" : "ns/time", buf, size);
 }
 
 int tns_kns_ino(pid_t tid, bool for_children, uint64_t *ret) {
@@ -102,7 +111,7 @@ int tns_kns_offsets(pid_t tid, int nsfd, int64_t ret[3]) {
         if (r < 0)
                 return r;
         if (children == (uint64_t) own.st_ino) {
-                snprintf(path, sizeof(path), "/proc/%d/timens_offsets", tid);
+                proc_path(tid, "timens_offsets", path, sizeof(path));
                 r = read_offsets_file(path, ret);
                 /* The task may have unshared between the two looks: then
                  * the file shows another namespace; the helper is exact. */
@@ -112,10 +121,17 @@ int tns_kns_offsets(pid_t tid, int nsfd, int64_t ret[3]) {
         return offsets_by_helper(nsfd, ret);
 }
 
-bool tns_kns_has_offsets(pid_t tid) {
-        int64_t off[3] = {};
+int tns_kns_children_offsets(pid_t tid, int64_t ret[3]) {
         char path[64];
 
-        snprintf(path, sizeof(path), "/proc/%d/timens_offsets", tid);
-        return read_offsets_file(path, off) >= 0 && (off[0] != 0 || off[1] != 0);
+        proc_path(tid, "timens_offsets", path, sizeof(path));
+        return read_offsets_file(path, ret);
+}
+
+int tns_kns_self_offsets(int64_t ret[3]) {
+        _cleanup_close_ int fd = tns_kns_open(0, false);
+
+        if (fd < 0)
+                return fd;
+        return tns_kns_offsets(0, fd, ret);
 }

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* tid 0 is the caller itself (/proc/self) throughout. */
+
 /* The inode of /proc/TID/ns/time (for_children: time_for_children). */
 int tns_kns_ino(pid_t tid, bool for_children, uint64_t *ret);
 
@@ -28,6 +30,10 @@ int tns_kns_open(pid_t tid, bool for_children);
  * (setns: CAP_SYS_ADMIN) and reads its own. */
 int tns_kns_offsets(pid_t tid, int nsfd, int64_t ret[3]);
 
-/* Whether the kernel time namespace tid's children are born in (the one
- * it is in, unless it unshared) has an offset other than 0. */
-bool tns_kns_has_offsets(pid_t tid);
+/* The offsets of the kernel time namespace tid's children are born in
+ * (the one it is in, unless it unshared): /proc/TID/timens_offsets. */
+int tns_kns_children_offsets(pid_t tid, int64_t ret[3]);
+
+/* The offsets of the caller's own kernel time namespace: what every clock
+ * it reads already includes (a supervisor started inside unshare -T). */
+int tns_kns_self_offsets(int64_t ret[3]);

@@ -188,11 +188,17 @@ struct tns_supervisor {
         struct tns_inflight *inflight; /* NULL: none */
         struct tns_kns_cache kns[TNS_KNS_CACHE];
         unsigned kns_next;
+        /* The offsets of the supervisor's own kernel time namespace: its
+         * clock readings include them already, so a member's kernel part
+         * is its namespace's offsets less these (supervisor-kns.c). */
+        int64_t kns_self[TNS_CLASS_MAX];
 };
 
 /* supervisor-kns.c: the kernel's time namespaces paired with ours. */
 void supervisor_kns_init(struct tns_supervisor *s);
 void supervisor_kns_done(struct tns_supervisor *s);
+/* Whether tid's children are born with kernel offsets other than ours. */
+bool supervisor_kns_differs(struct tns_supervisor *s, pid_t tid);
 /* Ours paired with the kernel namespace of that inode, or NULL. */
 struct tns_ns *supervisor_ns_by_kns(struct tns_supervisor *s, uint64_t ino);
 /* Pairs ns (if it is not yet) with tid's kernel time namespace, or the

@@ -153,8 +153,9 @@ static struct tns_kns_cache *cache_find(struct tns_supervisor *s, uint64_t ino) 
         return NULL;
 }
 
-/* The kernel offsets of tid's own kernel time namespace, from the cache
- * or read (and cached: they cannot change once a process is in it). */
+/* The kernel offsets of tid's own kernel time namespace relative to the
+ * supervisor's, from the cache or read (and cached: they cannot change
+ * once a process is in it). */
 static int kns_lookup(struct tns_supervisor *s, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino) {
         struct tns_kns_cache *e;
         int64_t off[TNS_CLASS_MAX] = {};
@@ -185,8 +186,10 @@ static int kns_lookup(struct tns_supervisor *s, pid_t tid, int64_t ret[TNS_CLASS
                 e = &s->kns[s->kns_next++ % TNS_KNS_CACHE];
                 safe_close(e->fd);
                 *e = (struct tns_kns_cache){.ino = ino, .fd = fd};
+                /* Both are within ±(KTIME_MAX/2) (the kernel's bound on
+                 * timens_offsets): the difference cannot overflow. */
                 for (int c = 0; c < TNS_CLASS_MAX; c++)
-                        e->offset[c] = off[c];
+                        e->offset[c] = off[c] - s->kns_self[c];
         }
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 ret[c] = e->offset[c];
@@ -226,8 +229,29 @@ bool tns_supervisor_ns_kernel(struct tns_supervisor *s, const struct tns_ns *ns,
 }
 
 void supervisor_kns_init(struct tns_supervisor *s) {
+        int r;
+
         for (unsigned i = 0; i < TNS_KNS_CACHE; i++)
                 s->kns[i].fd = -EBADF;
+        /* No time namespaces (old kernel): nothing is added anywhere. */
+        r = tns_kns_self_offsets(s->kns_self);
+        if (r < 0 && r != -ENOENT && r != -ESRCH)
+                tns_log_full(&s->log, LOG_WARNING, r, NULL,
+                             "Failed to read the offsets of our own kernel time namespace, taking 0: %m");
+        if (r < 0)
+                for (int c = 0; c < TNS_CLASS_MAX; c++)
+                        s->kns_self[c] = 0;
+}
+
+bool supervisor_kns_differs(struct tns_supervisor *s, pid_t tid) {
+        int64_t off[TNS_CLASS_MAX] = {};
+
+        if (tns_kns_children_offsets(tid, off) < 0)
+                return false;
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (off[c] != s->kns_self[c])
+                        return true;
+        return false;
 }
 
 void supervisor_kns_done(struct tns_supervisor *s) {

@@ -870,10 +870,10 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
                 return r;
         s->event = sd_event_ref(event);
         s->wait_memfd = -EBADF;
-        supervisor_kns_init(s);
         s->pages = TNS_PAGE_STORE_NULL;
         if (log)
                 s->log = *log;
+        supervisor_kns_init(s);
         setup_vdso(s);
         *ret = TAKE_PTR(s);
         return 0;
@@ -983,8 +983,9 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
         l->root_pid = root_pid;
         /* A container may come in a kernel time namespace with offsets of
          * its own (linux.timeOffsets): the kernel's vDSO adds them, so our
-         * syscalls must too. timensctl run's is fresh: nothing to add. */
-        l->kernel_nested = root_pid > 0 && tns_kns_has_offsets(root_pid);
+         * syscalls must too. timensctl run's has ours (a fresh one inherits
+         * its parent's): nothing to add. */
+        l->kernel_nested = root_pid > 0 && supervisor_kns_differs(s, root_pid);
         if (root_pid > 0)
                 supervisor_kns_pair_root(s, ns, root_pid);
         supervisor_procfs_listener_mnt(l); /* hook: supervisor-procfs.c */

@@ -365,7 +365,7 @@ PY
         DAEMON_PID=$(pgrep -n -f "timensd --foreground.*--socket $SOCK")
         # shellcheck disable=SC2031
         [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
-        grep -q "Restored 2 namespaces, 1 listeners, 1 members" "$DAEMON_DIR/log" || fail "$(cat "$DAEMON_DIR/log")"
+        wait_for_line "$DAEMON_DIR/log" "Restored 2 namespaces, 1 listeners, 1 members"
         # The kernel's part is still added to the syscalls the new image
         # answers, the vDSO's is the kernel's own.
         assert_loop_live "$BATS_TEST_TMPDIR/loop" 1100

@@ -99,6 +99,18 @@ wait_for_file() {
         fail "timed out waiting for $file"
 }
 
+# Polls until file $1 has a line matching the grep pattern $2, up to $3
+# seconds (default 10): a log line written by another process after the
+# event the test caused.
+wait_for_line() {
+        local file=$1 pattern=$2 limit=$((${3:-10} * 20)) i
+        for ((i = 0; i < limit; i++)); do
+                grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+                sleep 0.05
+        done
+        fail "timed out waiting for \"$pattern\" in $file: $(cat "$file" 2>&1)"
+}
+
 # Polls until process $1 is gone, up to $2 seconds (default 10).
 wait_for_exit() {
         local pid=$1 limit=$((${2:-10} * 20)) i

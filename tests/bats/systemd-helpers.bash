@@ -53,10 +53,11 @@ host_pid_of_timensd() {
         return 1
 }
 
-# Waits until timensd's main pid is neither 0 nor $1 and it answers.
+# Waits until timensd's main pid is neither 0 nor $1 and it answers, up
+# to 20 s of wall time (a loaded machine: each look is two commands).
 wait_restarted() {
-        local old=$1 i p
-        for ((i = 0; i < 250; i++)); do
+        local old=$1 p end=$((SECONDS + 20))
+        while ((SECONDS < end)); do
                 p=$(main_pid)
                 if [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$old" ] && sns_ctl list >/dev/null 2>&1; then
                         return 0

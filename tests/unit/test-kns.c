@@ -59,6 +59,10 @@ TEST(offsets_of_a_namespace_and_its_parent) {
                 fd = open("/proc/self/ns/time_for_children", O_RDONLY);
                 if (fd < 0 || setns(fd, CLONE_NEWTIME) < 0)
                         _exit(1);
+                /* Its own now: what every clock it reads includes. */
+                if (tns_kns_self_offsets(off) < 0 || off[0] != INT64_C(5000000000) ||
+                    off[1] != INT64_C(-7000000000) + 250 || off[2] != 0)
+                        _exit(3);
                 (void) !write(ready[1], "2", 1);
                 (void) !read(go[0], &c, 1);
                 _exit(0);
@@ -84,7 +88,13 @@ TEST(offsets_of_a_namespace_and_its_parent) {
                 EXPECT_EQ(off[0], 0);
                 EXPECT_EQ(off[1], 0);
         }
-        EXPECT_EQ(tns_kns_has_offsets(pid), true);
+        {
+                int64_t children[3] = {};
+
+                EXPECT_EQ(tns_kns_children_offsets(pid, children), 0);
+                EXPECT_EQ(children[0], INT64_C(5000000000));
+                EXPECT_EQ(children[1], INT64_C(-7000000000) + 250);
+        }
         close(nsfd);
         (void) !write(go[1], "x", 1);
         ASSERT_EQ(read(ready[0], &c, 1), 1);
@@ -96,7 +106,12 @@ TEST(offsets_of_a_namespace_and_its_parent) {
         EXPECT_EQ(off[2], 0);
         close(nsfd);
         (void) !write(go[1], "x", 1);
-        (void) waitpid(pid, NULL, 0);
+        {
+                int status = 0;
+
+                ASSERT_EQ(waitpid(pid, &status, 0), pid);
+                EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
         close(go[1]);
         close(ready[0]);
 }
