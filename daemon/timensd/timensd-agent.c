@@ -16,6 +16,7 @@
  * with the host's clocks. */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -31,6 +32,8 @@
 #include "timensd.h"
 
 #define AGENT_RECV_MAX_FDS 4
+/* How long a refusal waits to see whether the runtime is exiting. */
+#define AGENT_EXIT_WAIT_MS 20
 /* Descendants of a runtime pinned at connect: its init, and what else it
  * runs then (runc: its nsexec stages; a few). */
 #define AGENT_MAX_PINNED 32
@@ -232,7 +235,13 @@ static int agent_check_pid(struct agent_conn *a, pid_t pid, char *err) {
                 r = 0;
         if (r >= 0 && !tns_pidfd_alive(pidfd))
                 r = -ESRCH, snprintf(why, sizeof(why), "process %d exited during the check", (int) pid);
-        if (r == -EPERM && !tns_pidfd_alive(a->peer.pidfd))
+        /* runc run -d exits right after its sendmsg: its init is the
+         * reaper's once runc has exited, before its pidfd says so (the
+         * kernel reparents, then marks the exit) — a moment's wait tells
+         * an exiting runtime from a live one naming a stranger. */
+        if (r == -EPERM && tns_pidfd_alive(a->peer.pidfd))
+                (void) poll(&(struct pollfd){.fd = a->peer.pidfd, .events = POLLIN}, 1, AGENT_EXIT_WAIT_MS);
+        if ((r == -EPERM || r == -ESRCH) && tns_pidfd_alive(pidfd) && !tns_pidfd_alive(a->peer.pidfd))
                 return 1;
         if (r < 0)
                 snprintf(err, TNS_OCI_ERR_MAX, "%.*s", TNS_OCI_ERR_MAX - 1, why);

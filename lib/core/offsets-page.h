@@ -104,6 +104,60 @@ static inline int64_t tns_rate_apply(uint64_t mult, int64_t anchor_host, int64_t
                 return INT64_MIN;
         return (int64_t) v;
 }
+/* The same for a host reading given as the kernel's vDSO has it, sec
+ * and ns (the base time's seconds; ns since them, possibly above 1e9),
+ * split into seconds and nanoseconds (0 <= *ret_nsec < 1e9, floor) for
+ * a timespec. The part of the product that depends on sec alone is
+ * computed and split apart from the part that depends on ns: a reader
+ * has sec before its counter read completes, so that division runs while
+ * it waits, and what is left after the counter is one multiply, a shift
+ * and a carry. False (nothing written) where the fast form does not
+ * hold (a result near the int64 ends, ns beyond 2^40): the caller joins
+ * and uses tns_rate_apply(). Equal to tns_rate_apply() wherever true
+ * (tests/unit/test-rate.c, fuzz-faketime). */
+static inline int tns_rate_apply_split(uint64_t mult, int64_t anchor_host, int64_t anchor_ns, uint64_t sec, uint64_t ns,
+                                       int64_t *ret_sec, int64_t *ret_nsec) {
+        const int64_t nsec_per_sec = 1000000000;
+        const int64_t bound = INT64_C(1) << 61; /* b within ±2^62: no int64 end in reach */
+        __int128 p, ph;
+        int64_t b, bs, bn;
+        uint64_t dn, n;
+
+        if (__builtin_expect(sec > (UINT64_C(1) << 33) || ns > (UINT64_C(1) << 40), 0))
+                return 0;
+        /* The sec part: mult * (sec * 1e9 - anchor_host), split at bit 32
+         * (floor) into b's part and the fraction that carries into ns's. */
+        p = ((__int128) (int64_t) (sec * (uint64_t) nsec_per_sec) - anchor_host) * (__int128) mult;
+        ph = p >> TNS_RATE_SHIFT;
+        if (__builtin_expect(ph > bound || ph < -bound || anchor_ns > bound || anchor_ns < -bound, 0))
+                return 0;
+        b = (int64_t) ph + anchor_ns;
+        if (__builtin_expect(b >= 0, 1)) {
+                bs = (int64_t) ((uint64_t) b / (uint64_t) nsec_per_sec);
+                bn = b - bs * nsec_per_sec;
+        } else {
+                bs = -((-(b + 1)) / nsec_per_sec) - 1;
+                bn = b - bs * nsec_per_sec;
+        }
+        /* The ns part, with the fraction: < 2^40 * 2^52 >> 32 = 2^60. */
+        dn = (uint64_t) (((unsigned __int128) ns * mult + (uint64_t) (p & 0xffffffff)) >> TNS_RATE_SHIFT);
+        n = (uint64_t) bn + dn;
+        if (__builtin_expect(n >= (uint64_t) nsec_per_sec, 0)) {
+                if (n < 4 * (uint64_t) nsec_per_sec) {
+                        do {
+                                n -= (uint64_t) nsec_per_sec;
+                                bs++;
+                        } while (n >= (uint64_t) nsec_per_sec);
+                } else {
+                        bs += (int64_t) (n / (uint64_t) nsec_per_sec);
+                        n %= (uint64_t) nsec_per_sec;
+                }
+        }
+        *ret_sec = bs;
+        *ret_nsec = (int64_t) n;
+        return 1;
+}
+
 _Static_assert(TNS_CLASS_MAX <= TNS_PAGE_MAX_CLOCKS, "room for every class");
 
 /* Reader side, for our vDSO image (vdso-patch/): callers loop,

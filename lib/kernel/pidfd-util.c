@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/nsfs.h>
 #include <signal.h>
 #include <stdint.h>
@@ -54,9 +55,19 @@ bool tns_pidfd_is_thread(pid_t pid) {
 }
 
 bool tns_pidfd_alive(int pidfd) {
-        /* Signal 0 checks existence without sending anything; a zombie
-         * cannot be signalled (ESRCH). */
-        return pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+        struct pollfd p = {.fd = pidfd, .events = POLLIN};
+        int n;
+
+        /* A pidfd polls readable once its process has exited, a zombie
+         * included (signal 0 would still reach a zombie: its children are
+         * then the reaper's already, which the checks of who asks must
+         * not mistake for a live client's). */
+        if (pidfd < 0)
+                return false;
+        do
+                n = poll(&p, 1, 0);
+        while (n < 0 && errno == EINTR);
+        return n == 0;
 }
 
 pid_t tns_pidfd_pid(int pidfd) {

@@ -373,6 +373,47 @@ exec_test() {
         exec_test crun
 }
 
+@test "agent mode: a runtime that exited before timensd read its message (runc run -d, not yet reaped) still has its container served" {
+        requires_runtime runc
+        local b
+        b="$OCI_DIR/gone"
+        oci_bundle "$b" "$ROOTFS" /bin/sleep 60
+        tns oci-config "$b" --agent --agent-socket "$AGENT" --realtime "$REAL_OFF"
+        # timensd stopped, runc run -d sends its message and exits; its
+        # parent reaps it only after timensd has read the message: runc is
+        # a zombie then and its init the reaper's (signal 0 still reaches
+        # a zombie: that was taken for a live runtime naming a stranger).
+        kill -STOP "$DAEMON_PID"
+        python3 - "$DAEMON_PID" runc --root "$OCI_DIR/runc-root" run --detach --bundle "$b" gone <<'PY' ||
+import os, subprocess, sys, time
+daemon = int(sys.argv[1])
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for _ in range(400):
+    if os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG):
+        break
+    time.sleep(0.05)
+else:
+    os.kill(daemon, 18)
+    sys.exit("runc run -d did not exit")
+os.kill(daemon, 18)  # SIGCONT: it reads the message of a zombie runtime
+time.sleep(1)
+sys.exit(p.wait())
+PY
+                { kill -CONT "$DAEMON_PID"; fail "runc run -d failed"; }
+        wait_namespaces 1
+        grep -q "Container gone: the runtime (process [0-9]*) exited before process [0-9]* could be checked" \
+                "$DAEMON_DIR/log" || fail "$(cat "$DAEMON_DIR/log")"
+        ! grep -q "Refusing the seccomp listener of container gone" "$DAEMON_DIR/log" || fail "$(cat "$DAEMON_DIR/log")"
+        # Served: the container's process reads the shifted clock.
+        host_before=$("$HELPERS/clockprobe")
+        run -0 runc_ exec gone /bin/clockprobe-static --vdso
+        host_after=$("$HELPERS/clockprobe")
+        check_shift "$output" "$REAL_OFF_NS" "${REALTIME_CLOCKS[@]}"
+        runc_ kill gone KILL
+        runc_ delete --force gone
+        wait_namespaces 0
+}
+
 # agent_send [--as-nobody] PAYLOAD [FD-FILE]: one client of the agent
 # socket, as a runtime is (the payload and, if given, an fd with it).
 agent_send() {

@@ -62,6 +62,19 @@ static void check_map(const uint8_t *data, size_t size) {
                 CHECK(got == INT64_MIN);
         else
                 CHECK(got == (int64_t) exact);
+        /* The vDSO's split form agrees with the joined one wherever it
+         * answers (v[3] read as the base time's seconds and ns). */
+        {
+                uint64_t sec = (uint64_t) v[3] >> 30, ns = (uint64_t) v[3] & ((UINT64_C(1) << 34) - 1);
+                int64_t s = 0, n = 0;
+
+                if (tns_rate_apply_split(m.mult, m.anchor_host, m.anchor_ns, sec, ns, &s, &n)) {
+                        CHECK(n >= 0 && n < 1000000000);
+                        CHECK((__int128) s * 1000000000 + n ==
+                              tns_rate_apply(m.mult, m.anchor_host, m.anchor_ns,
+                                             (int64_t) (sec * UINT64_C(1000000000) + ns)));
+                }
+        }
         /* The inverse lands at or past the value, and not a nanosecond
          * late, where nothing saturates. */
         if (m.mult >= TNS_RATE_MULT_MIN) {

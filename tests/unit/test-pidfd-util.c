@@ -53,6 +53,14 @@ TEST(descendants_and_death) {
         EXPECT_TRUE(!tns_pidfd_is_thread(1 << 30));
         close(fds[1]);
         close(fds[0]);
+        /* A zombie (exited, not yet reaped) is gone already: its children
+         * are the reaper's, though signal 0 would still reach it. */
+        {
+                siginfo_t si = {};
+
+                ASSERT_EQ(waitid(P_PID, (id_t) child, &si, WEXITED | WNOWAIT), 0);
+                EXPECT_TRUE(!tns_pidfd_alive(child_fd));
+        }
         ASSERT_EQ(waitpid(child, NULL, 0), child);
         /* Gone: no answer can stand for it any more. */
         EXPECT_TRUE(!tns_pidfd_alive(child_fd));

@@ -88,6 +88,41 @@ TEST(apply_exact) {
         EXPECT_EQ(tns_rate_apply(1000000 * ONE, 0, 0, INT64_MIN / 2), INT64_MIN);
 }
 
+/* The vDSO's split form equals the joined one, split with floor. */
+static bool split_agrees(uint64_t mult, int64_t ah, int64_t an, uint64_t sec, uint64_t ns) {
+        int64_t s = 0, n = 0, v;
+
+        if (!tns_rate_apply_split(mult, ah, an, sec, ns, &s, &n))
+                return true;
+        v = tns_rate_apply(mult, ah, an, (int64_t) (sec * (uint64_t) SEC + ns));
+        return n >= 0 && n < SEC && s * SEC + n == v;
+}
+
+TEST(apply_split) {
+        int64_t s = 0, n = 0;
+        const uint64_t mults[] = {0, 1, ONE / 60, ONE / 2, ONE - 1, ONE, ONE + 1, 2 * ONE, 1440 * ONE, 1000000 * ONE};
+        const int64_t anchors[] = {0, 1, -1, 123456789, -999999999, 5 * SEC, 100000 * SEC + 7};
+
+        /* x2 from an anchor, ns beyond one second as the kernel hands it. */
+        ASSERT_TRUE(tns_rate_apply_split(2 * ONE, 100 * SEC, 5 * SEC, 102, 1500000001, &s, &n));
+        EXPECT_EQ(s, 12);
+        EXPECT_EQ(n, 2);
+        /* Before the epoch: floor. */
+        ASSERT_TRUE(tns_rate_apply_split(ONE, 10 * SEC, -SEC / 2 - 20 * SEC, 10, 0, &s, &n));
+        EXPECT_EQ(s, -21);
+        EXPECT_EQ(n, SEC / 2);
+        /* Near the ends: declined, the caller joins. */
+        EXPECT_TRUE(!tns_rate_apply_split(1000000 * ONE, 0, 0, 1u << 30, 0, &s, &n));
+        EXPECT_TRUE(!tns_rate_apply_split(ONE, 0, INT64_MAX - 1, 1, 0, &s, &n));
+        EXPECT_TRUE(!tns_rate_apply_split(ONE, 0, 0, 1, UINT64_C(1) << 41, &s, &n));
+        for (unsigned i = 0; i < sizeof(mults) / sizeof(mults[0]); i++)
+                for (unsigned j = 0; j < sizeof(anchors) / sizeof(anchors[0]); j++)
+                        for (unsigned k = 0; k < sizeof(anchors) / sizeof(anchors[0]); k++)
+                                for (uint64_t sec = 0; sec < 200000; sec += 33333)
+                                        for (uint64_t ns = 0; ns < 3 * (uint64_t) SEC; ns += 299999999)
+                                                EXPECT_TRUE(split_agrees(mults[i], anchors[j], anchors[k], sec, ns));
+}
+
 TEST(apply_accuracy) {
         /* 1/60 rounded to 2^-32: within 1e-7 relative over a day. */
         uint64_t m;

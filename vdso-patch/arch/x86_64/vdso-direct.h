@@ -95,12 +95,40 @@ static DIRECT_INLINE bool direct_page_ok(void) {
         return likely(__atomic_load_n(&tns_offsets_page.version, __ATOMIC_RELAXED) == TNS_PAGE_VERSION);
 }
 
-/* A namespace whose clocks run at a rate (issue 18): the direct path adds
- * offsets only, so it declines and the call-through (read_split(),
- * rated_apply()) answers. Read after the page's sequence, and checked by
- * its retry with the offsets: a rate set meanwhile is never missed. */
+/* A namespace whose clocks run at a rate (issue 18): the class's map is
+ * read instead of its offset, in the same retry, and applied to the host
+ * reading in nanoseconds before it is split — one multiply to join the
+ * kernel's seconds and nanoseconds, the rate's multiply and shift, and a
+ * division by a constant (a multiply), where the call-through would read
+ * the counter again through the kernel's function. The flag is read after
+ * the page's sequence and checked by its retry: a rate set meanwhile is
+ * never missed. */
 static DIRECT_INLINE bool direct_rated(const struct tns_offsets_page *p) {
         return __atomic_load_n(&p->flags, __ATOMIC_RELAXED) & TNS_PAGE_F_RATED;
+}
+
+static DIRECT_INLINE void direct_rate_load(const struct tns_offsets_page *p, enum tns_clock_class c,
+                                           struct rated *ret) {
+        ret->mult = __atomic_load_n(&p->rates[c].mult, __ATOMIC_RELAXED);
+        ret->anchor_host = __atomic_load_n(&p->rates[c].anchor_host, __ATOMIC_RELAXED);
+        ret->anchor_ns = __atomic_load_n(&p->rates[c].anchor_ns, __ATOMIC_RELAXED);
+}
+
+/* The rated clock at the host time sec.ns (ns possibly above 1e9). */
+static DIRECT_INLINE void direct_store_rated(struct vdso_timespec *ts, uint64_t sec, uint64_t ns,
+                                             const struct rated *r) {
+        int64_t s, n;
+
+        if (likely(tns_rate_apply_split(r->mult, r->anchor_host, r->anchor_ns, sec, ns, &s, &n))) {
+                ts->tv_sec = (long) s;
+                ts->tv_nsec = (long) n;
+                return;
+        }
+        /* Near the ends of int64: rated_apply() joins them in 64 bits
+         * (nanoseconds above 1e9 too) and saturates. */
+        ts->tv_sec = (long) sec;
+        ts->tv_nsec = (long) ns;
+        rated_apply(ts, r);
 }
 
 /* sec.ns + off, ns possibly above 1e9 (the kernel's too: the base time's
@@ -163,25 +191,33 @@ static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, st
         const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
         uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
         uint64_t cycles, sec, ns;
-        struct split off;
+        struct split off = {};
+        struct rated rm = {};
+        bool rated;
 
         if (unlikely((seq & 1) || __atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != mode) ||
             unlikely(!direct_counter(mode, &cycles)))
                 return false;
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-        if (unlikely(direct_rated(p)))
-                return false; /* the call-through applies the rate (vdso.c, rated_apply) */
+        rated = direct_rated(p);
         if (unlikely(!direct_page_ok()) ||
             unlikely(!direct_calc_ns(vc, cycles, __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED), &ns)))
                 return false;
         sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
-        off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
-        off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+        if (unlikely(rated))
+                direct_rate_load(p, c, &rm);
+        else {
+                off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+        }
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (unlikely((oseq & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
                      __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
                 return false;
-        direct_store(ts, sec, ns, off);
+        if (unlikely(rated))
+                direct_store_rated(ts, sec, ns, &rm);
+        else
+                direct_store(ts, sec, ns, off);
         return true;
 }
 
@@ -192,7 +228,9 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
         const struct tns_offsets_page *p = &tns_offsets_page;
         const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
         unsigned spins = 0;
-        struct split off;
+        struct split off = {};
+        struct rated rm = {};
+        bool rated = false;
         uint64_t sec, ns;
 
         if (unlikely(!direct_page_ok()))
@@ -211,15 +249,18 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
                     !direct_counter(mode, &cycles))
                         return false;
                 oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-                if (unlikely(direct_rated(p)))
-                        return false; /* the call-through applies the rate (vdso.c, rated_apply) */
                 if (unlikely(oseq & 1))
                         goto again;
+                rated = direct_rated(p);
                 if (!direct_calc_ns(vc, cycles, __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED), &ns))
                         return false;
                 sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
-                off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
-                off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                if (rated)
+                        direct_rate_load(p, c, &rm);
+                else {
+                        off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                        off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                }
                 __atomic_thread_fence(__ATOMIC_ACQUIRE);
                 if (likely(__atomic_load_n(&vc->seq, __ATOMIC_RELAXED) == seq &&
                            __atomic_load_n(&p->seq, __ATOMIC_RELAXED) == oseq))
@@ -229,7 +270,10 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
                         return false;
                 __builtin_ia32_pause();
         }
-        direct_store(ts, sec, ns, off);
+        if (rated)
+                direct_store_rated(ts, sec, ns, &rm);
+        else
+                direct_store(ts, sec, ns, off);
         return true;
 }
 
@@ -241,7 +285,9 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
         const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
         const struct tns_offsets_page *p = &tns_offsets_page;
         unsigned spins = 0;
-        struct split off;
+        struct split off = {};
+        struct rated rm = {};
+        bool rated = false;
         uint64_t sec, ns;
 
         for (;;) {
@@ -253,14 +299,17 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
                         goto again;
                 }
                 oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-                if (unlikely(direct_rated(p)))
-                        return false; /* the call-through applies the rate (vdso.c, rated_apply) */
                 if (unlikely(oseq & 1))
                         goto again;
+                rated = direct_rated(p);
                 sec = __atomic_load_n(&bt->sec, __ATOMIC_RELAXED);
                 ns = __atomic_load_n(&bt->nsec, __ATOMIC_RELAXED);
-                off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
-                off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                if (rated)
+                        direct_rate_load(p, c, &rm);
+                else {
+                        off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                        off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+                }
                 __atomic_thread_fence(__ATOMIC_ACQUIRE);
                 if (likely(__atomic_load_n(&vc->seq, __ATOMIC_RELAXED) == seq &&
                            __atomic_load_n(&p->seq, __ATOMIC_RELAXED) == oseq))
@@ -270,7 +319,10 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
                         return false;
                 __builtin_ia32_pause();
         }
-        direct_store(ts, sec, ns, off);
+        if (rated)
+                direct_store_rated(ts, sec, ns, &rm);
+        else
+                direct_store(ts, sec, ns, off);
         return true;
 }
 
@@ -289,7 +341,7 @@ static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, 
         seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
         if (unlikely(direct_rated(p)))
-                return false; /* the call-through applies the rate (vdso.c, rated_apply) */
+                return false; /* direct_coarse_slow() applies the rate */
         sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
         ns = __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED);
         off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
@@ -324,9 +376,11 @@ static __attribute__((noinline)) bool direct_time_slow(long *ret) {
                 return false;
         for (;;) {
                 uint32_t oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-                if (unlikely(direct_rated(p)))
-                        return false; /* the call-through applies the rate (vdso.c, rated_apply) */
 
+                /* Rated: the seconds of the rated coarse clock, which
+                 * direct_coarse_slow() reads under both sequences. */
+                if (unlikely(direct_rated(p)))
+                        goto coarse;
                 if (likely(!(oseq & 1))) {
                         off.sec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_sec, __ATOMIC_RELAXED);
                         off.nsec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_nsec, __ATOMIC_RELAXED);
@@ -344,6 +398,7 @@ static __attribute__((noinline)) bool direct_time_slow(long *ret) {
                                (uint64_t) off.sec);
                 return true;
         }
+coarse:
         if (!direct_coarse_slow(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))
                 return false;
         *ret = ts.tv_sec;
@@ -362,7 +417,7 @@ static DIRECT_INLINE bool direct_time(long *ret) {
                 return false;
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
         if (unlikely(direct_rated(p)))
-                return false; /* the call-through applies the rate (vdso.c, rated_apply) */
+                return false; /* direct_time_slow() applies the rate */
         osec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_sec, __ATOMIC_RELAXED);
         onsec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_nsec, __ATOMIC_RELAXED);
         if (likely(onsec == 0)) {
