@@ -788,6 +788,11 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         r = thread_group_of(req->pid, &st.tgid);
         if (r < 0)
                 return r;
+        /* Another thread of its program is in its exec, which kills this
+         * one (de_thread) unless it fails first: not seized (see
+         * supervisor_exec_in_flight()). */
+        if (supervisor_exec_in_flight(s, st.tgid))
+                return -EBUSY;
         t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
@@ -852,6 +857,13 @@ int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, s
         r = trace_begin(l, req, ns, TRACE_REMAP, addr, op);
         /* A caller killed meanwhile has nothing left to move. */
         return r == -ESRCH ? -ENOENT : r;
+}
+
+bool supervisor_exec_in_flight(const struct tns_supervisor *s, pid_t tgid) {
+        for (const struct exec_trace *t = s->execs; t; t = t->next)
+                if (t->tgid == tgid && t->kind == TRACE_EXEC && !t->released)
+                        return true;
+        return false;
 }
 
 void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid) {

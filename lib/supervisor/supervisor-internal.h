@@ -257,6 +257,12 @@ void supervisor_exec_replied(struct tns_supervisor *s);
 void supervisor_exec_adopt(struct tns_supervisor *s);
 /* A SIGCHLD came: every exec trace in flight looks at its stops. */
 void supervisor_exec_on_sigchld(struct tns_supervisor *s);
+/* Whether a thread of tgid has been let into an exec that has not reached
+ * its exec stop yet. The kernel holds the program's cred_guard_mutex
+ * through it, which PTRACE_SEIZE of any of its threads waits for, while
+ * de_thread() waits for us to reap the threads it killed that we trace:
+ * a seize then would hang timensd and the exec for good. */
+bool supervisor_exec_in_flight(const struct tns_supervisor *s, pid_t tgid);
 /* The exec tail's marker call (inject.h): the reply. */
 int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req);
 /* The caller of req, which moved to ns, maps ns's offsets page where it

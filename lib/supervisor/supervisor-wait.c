@@ -327,6 +327,10 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
 
         if (s->n_waits >= TNS_MAX_WAITS_IN_FLIGHT || tree_full(s, ns) || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
+        /* Its program is in an exec that kills this thread: never seized
+         * then (supervisor_exec_in_flight()), it waits unconverted. */
+        if (supervisor_exec_in_flight(s, tgid))
+                return -EAGAIN;
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
@@ -447,6 +451,8 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         r = hold(l, req, st.tgid, ns, c, &spec, &in, len, page);
         if (r == -ERESTARTNOINTR || r == -ESRCH)
                 return r;
+        if (r == -EAGAIN)
+                return TNS_REPLY_CONTINUE; /* its program's exec ends it: no failure */
         /* Held by a debugger, out of slots: the call runs unconverted.
          * Warned about once: a traced program may wait in a loop. */
         l->s->stats.waits_unconverted++;
@@ -460,7 +466,13 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
 static void release(struct wait_trace *w, struct user_regs_struct *regs, int sig) {
         if (regs && ptrace(PTRACE_SETREGS, w->tid, 0, regs) < 0)
                 log_wait(w->s, w->tid, w->nr, LOG_WARNING, negative_errno(), "Failed to restore registers");
-        (void) ptrace(PTRACE_DETACH, w->tid, 0, sig);
+        /* PTRACE_DETACH needs a ptrace stop: a thread not in one was killed
+         * since (SIGKILL wakes a traced task; an exec by another thread of
+         * its program sends it). It dies traced, a zombie only we can
+         * reap, and that exec waits in de_thread() until we have: follow
+         * it to its end, as the exec traces do. */
+        if (ptrace(PTRACE_DETACH, w->tid, 0, sig) < 0)
+                supervisor_trace_orphan(w->s, w->tid, w->tgid);
         wait_free(w);
 }
 

@@ -18,7 +18,7 @@ load daemon-helpers
 setup_file() {
         requires_timensctl
         requires_timensd
-        build_helpers rateprobe clockprobe
+        build_helpers rateprobe clockprobe waitprobe
         build_optional_helpers rateprobe-static
         if command -v go >/dev/null; then
                 (cd "$ROOT/tests/helpers" && GOFLAGS=-mod=mod timeout 300 go build -o "$BATS_FILE_TMPDIR/gorate" gorate.go) ||
@@ -107,6 +107,22 @@ check_read_rate() {
         run -0 tns run --rate 4 -- sleep 2
         t1=$(date +%s%N)
         (((t1 - t0) / 1000000 < 1500)) || fail "sleep 2 at x4 took $(((t1 - t0) / 1000000)) ms"
+}
+
+# Every relative sleep of a rated namespace is held under ptrace: a thread
+# the exec of another kills (de_thread) dies traced, and the exec waits
+# until timensd reaps it; timensd must never seize a thread of a program in
+# its exec (the kernel holds the program's cred_guard_mutex, which
+# PTRACE_SEIZE waits for). Either slip hung the exec and timensd for good
+# (runc's Go init in a rated container, 1 start in 3).
+@test "execs of a program whose other threads are held in rated waits finish, 40 in a row" {
+        local r
+        for r in "--rate 2" "--rate 0.5" --freeze; do
+                # shellcheck disable=SC2086 # the option and its value
+                run -0 --separate-stderr tns run $r -- "$HELPERS/waitprobe" exec-busy monotonic 40
+                [ "$output" = "exec-busy monotonic result=0" ] || fail "$r: $output $stderr"
+        done
+        run -0 tns list
 }
 
 @test "a zero timeout stays zero, an infinite poll is not trapped into a timeout" {

@@ -11,6 +11,11 @@
  *     waitprobe stop-sleep CLOCK MS SIGMS   SIGSTOP + SIGCONT after SIGMS ms
  *     waitprobe exec-thread CLOCK MS while the main thread sleeps 10 x MS,
  *                                    another execs "waitprobe sleep CLOCK MS"
+ *     waitprobe exec-busy CLOCK N    4 threads in relative 100 us sleeps
+ *                                    while the main thread execs itself
+ *                                    after 5 ms, N times in a row (in a
+ *                                    rated namespace every sleep is held:
+ *                                    threads die held, at each de_thread)
  *     waitprobe jump-KIND CLOCK MS   KIND (sleep, cond, waitv) until 2 x MS
  *                                    from now, while another thread moves
  *                                    CLOCK on by MS after MS / 2 ms: ends
@@ -326,6 +331,32 @@ static int do_exec_thread(const char *clock, clockid_t c, long ms) {
         return EBADE; /* the exec ends this program first */
 }
 
+/* Threads killed by an exec (de_thread) while the supervisor holds their
+ * waits: the exec waits until their tracer reaps them. */
+static void *busy_sleeper(void *arg) {
+        const struct timespec d = {0, 100000};
+
+        for (;;)
+                nanosleep(&d, NULL);
+        return arg;
+}
+
+static int do_exec_busy(const char *clock, long n) {
+        const struct timespec d = {0, 5000000};
+        char next[24];
+        pthread_t t;
+
+        if (n <= 0)
+                return 0;
+        for (int i = 0; i < 4; i++)
+                pthread_create(&t, NULL, busy_sleeper, NULL);
+        nanosleep(&d, NULL);
+        snprintf(next, sizeof(next), "%ld", n - 1);
+        execl(self, self, "exec-busy", clock, next, (char *) NULL);
+        perror("execl");
+        return EBADE;
+}
+
 /* A clock moved forward during a wait: the deadline comes sooner, as a
  * REALTIME timer's does when the kernel's clock is set (clock_was_set). */
 static clockid_t jump_clock;
@@ -495,6 +526,11 @@ int main(int argc, char **argv) {
         self = argv[0];
         c = parse_clock(argv[2]);
         ms = atol(argv[3]);
+        if (strcmp(kind, "exec-busy") == 0) {
+                r = do_exec_busy(argv[2], ms);
+                printf("exec-busy %s result=%s\n", argv[2], r ? strerrorname_np(r) : "0");
+                return r ? 1 : 0;
+        }
         if (strncmp(kind, "jump-", 5) == 0) {
                 start_jump(c, ms);
                 kind += 5;
