@@ -112,6 +112,10 @@ static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_
         struct tns_attach_info info = {};
         int fd = -EBADF, r;
 
+        /* A member in its exec (so already in a namespace: the EBUSY of
+         * a second filter): never seized then (supervisor_exec_in_flight()). */
+        if (supervisor_exec_in_flight(s, pid))
+                return -EBUSY;
         r = tns_attach_process(pid, &p, &fd, &info);
         if (r == -EACCES)
                 *ret_denied = info.denied;
