@@ -43,6 +43,24 @@ start_daemon() {
         wait_daemon_ready
 }
 
+# handover_daemon: SIGUSR2 to $DAEMON_PID, and DAEMON_PID becomes the new
+# image, the pid its predecessor names in the log (the new image is not
+# our child; a pgrep of its command line may find a short-lived child of
+# it, forked with the same command line), checked alive.
+handover_daemon() {
+        local old=$DAEMON_PID line
+        kill -USR2 "$old"
+        wait_for_exit "$old"
+        wait_for_line "$DAEMON_DIR/log" "Handed over to a new timensd (pid "
+        line=$(grep -o "Handed over to a new timensd (pid [0-9]*)" "$DAEMON_DIR/log" | tail -1)
+        DAEMON_PID=${line##*pid }
+        DAEMON_PID=${DAEMON_PID%)}
+        if [ -z "$DAEMON_PID" ] || [ "$DAEMON_PID" = "$old" ] || ! kill -0 "$DAEMON_PID"; then
+                fail "no new timensd after SIGUSR2: $(cat "$DAEMON_DIR/log")"
+        fi
+        wait_daemon_ready
+}
+
 stop_daemon() {
         [ -n "${DAEMON_PID:-}" ] || return 0
         kill -TERM "$DAEMON_PID" 2>/dev/null || true

@@ -288,15 +288,9 @@ PY
         bg "$TIMENSCTL" run --join hand -- "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1
         wait_for_file "$BATS_TEST_TMPDIR/loop"
         before=$(tns list | awk 'NR > 1 && NF >= 8 { print $1, $2, $3, $6, $8 }')
-        old=$DAEMON_PID
-        kill -USR2 "$old"
-        wait_for_exit "$old"
-        # The new image is not our child: found by its socket's answers.
-        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
-        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        handover_daemon
         after=$(tns list | awk 'NR > 1 && NF >= 8 { print $1, $2, $3, $6, $8 }')
         [ "$before" = "$after" ] || fail "before: $before / after: $after"
-        grep -q "Handed over to a new timensd (pid $DAEMON_PID)" "$DAEMON_DIR/log"
         grep -q "Restored 1 namespaces, 1 listeners" "$DAEMON_DIR/log"
         assert_loop_live "$BATS_TEST_TMPDIR/loop" 1000 1893456000
         # A new program in it, served by the new image.
@@ -342,7 +336,7 @@ PY
 @test "a nested namespace made inside by the kernel's unshare -T survives a new image: its clocks (ours plus the kernel's offsets), list shows it with its parent" {
         build_helpers clockloop
         requires_kernel_timens
-        local old loop
+        local loop
         start_daemon
         bg "$TIMENSCTL" run --monotonic 1000 -- unshare -T --monotonic 100 \
                 "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1
@@ -357,14 +351,7 @@ PY
         [[ "$output" == *"Parent: 1 (depth 1)"* ]] || fail "$output"
         [[ "$output" == *"Kernel ns: $(readlink "/proc/$loop/ns/time") (its offsets, added: monotonic +1m40s"* ]] ||
                 fail "$output"
-        old=$(pgrep -n -f "timensd --foreground.*--socket $SOCK")
-        kill -USR2 "$old"
-        wait_for_exit "$old"
-        # The new image, for teardown to stop.
-        # shellcheck disable=SC2030,SC2031 # bats runs each test in a subshell with its teardown
-        DAEMON_PID=$(pgrep -n -f "timensd --foreground.*--socket $SOCK")
-        # shellcheck disable=SC2031
-        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        handover_daemon
         wait_for_line "$DAEMON_DIR/log" "Restored 2 namespaces, 1 listeners, 1 members"
         # The kernel's part is still added to the syscalls the new image
         # answers, the vDSO's is the kernel's own.

@@ -271,7 +271,7 @@ check_read_rate() {
 }
 
 @test "a handover to a new timensd (SIGUSR2) keeps rates, freezes and rate-capability" {
-        local old i
+        local i
         run -0 tns create keep --rate 2
         run -0 tns create cold --freeze
         bg "$TIMENSCTL" run --join keep -- sleep 60
@@ -281,11 +281,7 @@ check_read_rate() {
         done
         run -0 --separate-stderr tns show cold --json
         a=$(json_get 'j["namespace"]["clocks"]["realtime"]["now_ns"]' <<<"$output")
-        old=$DAEMON_PID
-        kill -USR2 "$old"
-        wait_for_exit "$old"
-        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
-        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        handover_daemon
         run -0 --separate-stderr tns show keep --json
         [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 2 ]
         [ "$(json_get 'j["namespace"]["rate_capable"]' <<<"$output")" = True ]

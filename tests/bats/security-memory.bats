@@ -136,11 +136,7 @@ except OSError as e:
 @test "a restarted timensd (SIGUSR2) keeps the files on the read-only mount and writes them still" {
         start_daemon
         tns create kept --realtime +1d
-        local old=$DAEMON_PID
-        kill -USR2 "$old"
-        wait_for_exit "$old"
-        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
-        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
+        handover_daemon
         ! grep -q "making another" "$DAEMON_DIR/log" || fail "the store was not taken over: $(cat "$DAEMON_DIR/log")"
         run -0 --separate-stderr tns run --join kept -- "$HELPERS/page-attack" self
         [ "$(field writable "$output")" = 0 ] || fail "$output: $stderr"

@@ -313,12 +313,7 @@ time.sleep(60)' "$SOCK" "$2" "$3" &
         start_daemon --group "$GROUP"
         run -0 as "$WRITER" "$TIMENSCTL" create kept --realtime +5d
         run -0 as "$WRITER" "$TIMENSCTL" create keptshared --shared
-        local old=$DAEMON_PID
-        kill -USR2 "$old"
-        wait_for_exit "$old"
-        DAEMON_PID=$(pgrep -f -n "timensd --foreground.*--socket $SOCK")
-        [ -n "$DAEMON_PID" ] && [ "$DAEMON_PID" != "$old" ]
-        grep -q "Handed over to a new timensd (pid $DAEMON_PID)" "$DAEMON_DIR/log"
+        handover_daemon
         run -0 tns show kept
         [[ $output == *"Owner: uid $(id -u "$WRITER")"* ]]
         run -125 --separate-stderr as "$WRITER2" "$TIMENSCTL" run --join kept -- true
