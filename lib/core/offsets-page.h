@@ -243,7 +243,12 @@ struct tns_vdso_params {
         uint64_t direct_pvclock;
         uint32_t direct_mode;
         uint32_t direct_clocks;
-        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_VDSO_FN_SLOTS * 8 - 24];
+        /* A kernel time namespace underneath (the first [vvar] page then
+         * is its page, clock_mode TIMENS): how much further the kernel's
+         * own clock_data[] is mapped, as proven by timensd in a kernel
+         * time namespace of its own; 0: the call-through then. */
+        int64_t direct_timens_delta;
+        uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_VDSO_FN_SLOTS * 8 - 32];
 };
 
 _Static_assert(sizeof(struct tns_vdso_params) == TNS_PAGE_SIZE, "parameter page is one page");

@@ -76,6 +76,13 @@ enum tns_vvar_layout {
         TNS_VVAR_DATASTORE = 1,
 };
 
+/* In a kernel time namespace the first [vvar] page is the namespace's
+ * (clock_mode TIMENS, its offsets where the base times are) and the
+ * kernel's own time data is mapped at VDSO_TIMENS_PAGE_OFFSET: one page
+ * further in the data store (lib/vdso/datastore.c). timensd proves it in
+ * a kernel time namespace of its own before an image relies on it. */
+#define TNS_VVAR_DATASTORE_TIMENS_DELTA 4096
+
 /* The layout to try for a kernel release string (uname -r: "6.18.44-...").
  * Pure; TNS_VVAR_UNKNOWN for anything it cannot parse or does not know. */
 enum tns_vvar_layout tns_vvar_layout_for_release(const char *release);

@@ -50,5 +50,6 @@ void tns_vdso_params_fill(const struct tns_vdso_host *h, uint64_t kernel_base, s
                 ret->direct_pvclock = h->direct.pvclock_delta ? kernel_base + (uint64_t) h->direct.pvclock_delta : 0;
                 ret->direct_mode = h->direct.mode;
                 ret->direct_clocks = h->direct.clocks;
+                ret->direct_timens_delta = h->direct.timens_delta;
         }
 }

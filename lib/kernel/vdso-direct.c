@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,7 +100,8 @@ struct ours {
  * mapped from it, the image read + exec from the start: timensd runs with
  * MemoryDenyWriteExecute= (systemd/timensd.service.in), which refuses to
  * make written memory executable. */
-static int lay_out(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, struct ours *ret) {
+static int lay_out(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, int64_t timens_delta,
+                   struct ours *ret) {
         size_t len = 2 * TNS_PAGE_SIZE + h->image.size;
         struct tns_vdso_params params = {
                 .magic = TNS_PARAMS_MAGIC,
@@ -110,6 +112,7 @@ static int lay_out(const struct tns_vdso_host *h, const struct maps *m, uint32_t
                 .direct_pvclock = mode == TNS_VCLOCK_MODE_PVCLOCK ? m->vclock : 0,
                 .direct_mode = mode,
                 .direct_clocks = DIRECT_CANDIDATES,
+                .direct_timens_delta = timens_delta,
         };
         struct tns_offsets_page page = {
                 .magic = TNS_PAGE_MAGIC,
@@ -189,15 +192,36 @@ static uint32_t sweep(const struct tns_vdso_host *h, const struct maps *m, const
         return clocks;
 }
 
+/* Puts the (single-threaded) caller in a new kernel time namespace with
+ * offsets of its own, so that the proof checks they are added too. */
+static int enter_kernel_timens(void) {
+        static const char offsets[] = "monotonic 1000 500000000\nboottime 2000 250000000\n";
+        _cleanup_close_ int wr = -EBADF, ns = -EBADF;
+
+        if (unshare(CLONE_NEWTIME) < 0)
+                return negative_errno();
+        wr = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+        if (wr < 0 || write(wr, offsets, sizeof(offsets) - 1) != (ssize_t) sizeof(offsets) - 1)
+                return -EIO;
+        ns = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+        if (ns < 0 || setns(ns, CLONE_NEWTIME) < 0)
+                return -EIO;
+        return 0;
+}
+
 /* The child: lays the image out, sweeps until PROOF_MIN_NS have passed,
- * and writes the clocks that agreed. A wrong address kills only it. */
+ * and writes the clocks that agreed. A wrong address kills only it. With
+ * a timens_delta, the same in a kernel time namespace of its own (whose
+ * page the image must pass by, and whose offsets it must add). */
 __attribute__((noreturn)) static void prove_child(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode,
-                                                  int fd) {
+                                                  int64_t timens_delta, int fd) {
         uint32_t clocks = DIRECT_CANDIDATES;
         struct timespec start, now;
         struct ours o = {};
 
-        if (lay_out(h, m, mode, &o) < 0)
+        if (timens_delta && enter_kernel_timens() < 0)
+                _exit(1);
+        if (lay_out(h, m, mode, timens_delta, &o) < 0)
                 _exit(1);
         clock_gettime(CLOCK_MONOTONIC, &start);
         do {
@@ -207,7 +231,8 @@ __attribute__((noreturn)) static void prove_child(const struct tns_vdso_host *h,
         _exit(write(fd, &clocks, sizeof(clocks)) == sizeof(clocks) ? 0 : 1);
 }
 
-static int prove(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, uint32_t *ret) {
+static int prove(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, int64_t timens_delta,
+                 uint32_t *ret) {
         _cleanup_close_ int rd = -EBADF, wr = -EBADF;
         struct pollfd p;
         int fds[2], status;
@@ -222,7 +247,7 @@ static int prove(const struct tns_vdso_host *h, const struct maps *m, uint32_t m
         if (pid < 0)
                 return negative_errno();
         if (pid == 0)
-                prove_child(h, m, mode, wr);
+                prove_child(h, m, mode, timens_delta, wr);
         wr = safe_close(wr);
         p = (struct pollfd){.fd = rd, .events = POLLIN};
         if (poll(&p, 1, PROOF_TIMEOUT_MS) > 0)
@@ -243,7 +268,8 @@ void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct
         const struct tns_kvdso_clock *vc;
         struct maps m = {.vdso = getauxval(AT_SYSINFO_EHDR)};
         struct utsname u;
-        uint32_t clocks = 0;
+        uint32_t clocks = 0, timens_clocks = 0;
+        int64_t timens_delta = 0;
         int32_t mode;
         char why[112];
 
@@ -270,14 +296,25 @@ void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct
                 snprintf(why, sizeof(why), "clock mode %d not read directly", mode);
                 return call_through(ret, why);
         }
-        if (prove(h, &m, (uint32_t) mode, &clocks) < 0 || clocks == 0)
+        if (prove(h, &m, (uint32_t) mode, 0, &clocks) < 0 || clocks == 0)
                 return call_through(ret, "the proof against the kernel's vDSO failed");
+        /* Members under a kernel time namespace (timensctl run gives each
+         * command one): read directly only if the same clocks agree in
+         * one; otherwise they take the call-through (needs CLONE_NEWTIME,
+         * which the unit allows: RestrictNamespaces=). */
+        if (m.vvar_end - m.vvar > TNS_VVAR_DATASTORE_TIMENS_DELTA &&
+            prove(h, &m, (uint32_t) mode, TNS_VVAR_DATASTORE_TIMENS_DELTA, &timens_clocks) >= 0 &&
+            timens_clocks == clocks)
+                timens_delta = TNS_VVAR_DATASTORE_TIMENS_DELTA;
         *ret = (struct tns_vdso_direct){
                 .mode = (uint32_t) mode,
                 .clocks = clocks,
                 .clock_delta = (int64_t) (m.vvar - m.vdso),
                 .pvclock_delta = mode == TNS_VCLOCK_MODE_PVCLOCK ? (int64_t) (m.vclock - m.vdso) : 0,
+                .timens_delta = timens_delta,
         };
+        if (!timens_delta)
+                snprintf(ret->why, sizeof(ret->why), "not under a kernel time namespace (unproven there)");
         if (clocks != DIRECT_CANDIDATES)
                 snprintf(ret->why, sizeof(ret->why), "clocks 0x%x disagreed: call-through for them",
                          DIRECT_CANDIDATES & ~clocks);

@@ -26,6 +26,7 @@ struct tns_vdso_direct {
         uint32_t clocks; /* a bit per clock id proven */
         int64_t clock_delta; /* the kernel's clock_data[] minus its vDSO base */
         int64_t pvclock_delta; /* its pvclock page minus its vDSO base; 0: none */
+        int64_t timens_delta; /* in a kernel time namespace, its real clock_data[] minus its page; 0: unproven */
         char why[112]; /* for call-through: the reason, for logs and stats */
 };
 

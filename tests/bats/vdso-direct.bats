@@ -4,8 +4,9 @@
 # which path it uses; every clock read through the vDSO then stays between
 # two raw syscalls (answered by the supervisor) while the namespace's clocks
 # move: clock_settime inside, `timensctl set` from outside, whole and
-# sub-second offsets; under a kernel time namespace the image calls the
-# kernel's vDSO instead, and agrees too (tests/helpers/vdso-hammer.c).
+# sub-second offsets; a member under a kernel time namespace too; under a
+# supervisor inside one the image calls the kernel's vDSO instead, and
+# agrees too (tests/helpers/vdso-hammer.c).
 
 # $DAEMON_DIR comes from daemon-helpers.bash (which bats' load brings in).
 # shellcheck disable=SC2154
@@ -104,7 +105,26 @@ assert_hammer() {
         [[ $output =~ changes\ ([0-9]+) ]] && ((BASH_REMATCH[1] > 0)) || fail "no set was seen during the run: $output"
 }
 
-@test "under a kernel time namespace the image calls through, and agrees with the syscalls" {
+# timensctl run gives each command a kernel time namespace of its own
+# (selftests.bats): the image then passes by that namespace's page to the
+# kernel's data, and adds that namespace's offsets, as the kernel's own
+# vDSO does — proven by timensd at start in one of its own with offsets.
+@test "a member under a kernel time namespace (its own, and unshare -T with offsets inside) reads directly, and agrees with the syscalls" {
+        requires_root
+        requires_kernel_timens
+        start_daemon
+        if grep -q "vDSO reads: call-through" "$DAEMON_DIR/log"; then
+                skip "the image calls through on this host: $(grep -o 'vDSO reads: .*' "$DAEMON_DIR/log")"
+        fi
+        grep -q "vDSO reads: \(tsc\|pvclock\)" "$DAEMON_DIR/log" || fail "no read path logged: $(cat "$DAEMON_DIR/log")"
+        ! grep -q "unproven there" "$DAEMON_DIR/log" || fail "not proven under a kernel time namespace: $(cat "$DAEMON_DIR/log")"
+        run -0 tns run --realtime +1d --monotonic 2d --boottime 3d -- "$HAMMER" 2
+        assert_hammer "$output"
+        run -0 tns run --realtime -1h --monotonic 0.5 -- unshare -T --monotonic 100 --boottime -7 "$HAMMER" 2
+        assert_hammer "$output"
+}
+
+@test "a supervisor inside a kernel time namespace: the image calls through, and agrees with the syscalls" {
         requires_kernel_timens
         # The embedded supervisor (no timensd on this socket) runs inside
         # the kernel's time namespace too: its proof sees the TIMENS page.

@@ -86,6 +86,27 @@ static DIRECT_INLINE const struct tns_kvdso_clock *direct_clock_data(int cs) {
                cs;
 }
 
+/* A kernel time namespace underneath: the first [vvar] page is its page
+ * (sequence 1 and clock_mode TIMENS for good), and the kernel's own
+ * clock_data[] is direct_timens_delta further, as the kernel's
+ * do_hres_timens() finds it; 0 (not proven by timensd): NULL, and the
+ * call-through answers. Only the loops below look: a process outside
+ * such a namespace never pays for it. */
+static DIRECT_INLINE const struct tns_kvdso_clock *direct_timens_real(const struct tns_kvdso_clock *vc) {
+        int64_t d = __atomic_load_n(&tns_params_page.direct_timens_delta, __ATOMIC_RELAXED);
+
+        return d ? (const struct tns_kvdso_clock *) (uintptr_t) ((uintptr_t) vc + (uint64_t) d) : NULL;
+}
+
+/* Its offset for clock, kept where the base times are (struct
+ * timens_offset: seconds, then nanoseconds below 1e9); fixed once a
+ * process has entered the namespace, so read without a sequence. */
+static DIRECT_INLINE void direct_timens_offset(const struct tns_kvdso_clock *kns, int clock, uint64_t *sec,
+                                               uint64_t *ns) {
+        *sec += __atomic_load_n(&kns->basetime[clock].sec, __ATOMIC_RELAXED);
+        *ns += __atomic_load_n(&kns->basetime[clock].nsec, __ATOMIC_RELAXED);
+}
+
 /* The offsets page is one this image reads. Its version only, in the
  * cache line of the sequence: a newer timensd that adopts the namespace's
  * memfd at a restart may write another layout there, while the page's
@@ -224,7 +245,7 @@ static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, st
 /* The same with the retry loop, for a writer in progress on either page;
  * false when only the call-through can answer. Out of line. */
 static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        const struct tns_kvdso_clock *vc = direct_hres_clock(clock);
+        const struct tns_kvdso_clock *vc = direct_hres_clock(clock), *kns = NULL;
         const struct tns_offsets_page *p = &tns_offsets_page;
         const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
         unsigned spins = 0;
@@ -235,6 +256,12 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
 
         if (unlikely(!direct_page_ok()))
                 return false;
+        if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS)) {
+                kns = vc;
+                vc = direct_timens_real(vc);
+                if (!vc)
+                        return false;
+        }
         for (;;) {
                 uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
                 uint64_t cycles;
@@ -270,6 +297,9 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
                         return false;
                 __builtin_ia32_pause();
         }
+        /* The kernel's namespace first, as the call-through sees it. */
+        if (kns)
+                direct_timens_offset(kns, clock, &sec, &ns);
         if (rated)
                 direct_store_rated(ts, sec, ns, &rm);
         else
@@ -281,8 +311,8 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
  * writer in progress on either side, is out of line: the straight path
  * keeps to the registers a call may clobber, with nothing to save. */
 static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
-        const struct tns_kvdso_timestamp *bt = &vc->basetime[clock];
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE), *kns = NULL;
+        const struct tns_kvdso_timestamp *bt;
         const struct tns_offsets_page *p = &tns_offsets_page;
         unsigned spins = 0;
         struct split off = {};
@@ -290,6 +320,13 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
         bool rated = false;
         uint64_t sec, ns;
 
+        if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS)) {
+                kns = vc;
+                vc = direct_timens_real(vc);
+                if (!vc)
+                        return false;
+        }
+        bt = &vc->basetime[clock];
         for (;;) {
                 uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
 
@@ -319,6 +356,8 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
                         return false;
                 __builtin_ia32_pause();
         }
+        if (kns)
+                direct_timens_offset(kns, clock, &sec, &ns);
         if (rated)
                 direct_store_rated(ts, sec, ns, &rm);
         else
@@ -391,9 +430,9 @@ static __attribute__((noinline)) bool direct_time_slow(long *ret) {
                         return false;
                 __builtin_ia32_pause();
         }
-        if (off.nsec == 0) {
-                if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS))
-                        return false;
+        /* Under a kernel time namespace, the coarse read finds the
+         * kernel's data (and REALTIME has no offset there). */
+        if (off.nsec == 0 && likely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != TNS_VCLOCK_MODE_TIMENS)) {
                 *ret = (long) (__atomic_load_n(&vc->basetime[CLOCK_REALTIME].sec, __ATOMIC_RELAXED) +
                                (uint64_t) off.sec);
                 return true;
