@@ -934,6 +934,89 @@ TEST(direct_tsc_and_coarse_arithmetic_on_a_fake_page) {
         munmap(vc, PAGE);
 }
 
+/* A member under a kernel time namespace: the namespace's page (TIMENS,
+ * its offsets where the base times are) first, the kernel's data one page
+ * further (direct_timens_delta). Read there, with the namespace's offsets
+ * added before ours, as the kernel's do_hres_timens() and
+ * do_coarse_timens() do; without a delta, the call-through. */
+TEST(direct_reads_past_a_kernel_time_namespace_page) {
+        struct tns_kvdso_clock *kns, *vc;
+        struct timespec ts;
+        uint64_t t0, t1;
+
+        SETUP();
+        kns = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ASSERT_TRUE(kns != MAP_FAILED);
+        vc = (struct tns_kvdso_clock *) (uintptr_t) ((uintptr_t) kns + PAGE);
+        for (int i = 0; i < 2; i++) {
+                kns[i].seq = 1;
+                kns[i].clock_mode = TNS_VCLOCK_MODE_TIMENS;
+                /* struct timens_offset: seconds, nanoseconds (< 1e9). */
+                kns[i].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){3, 600000000};
+                kns[i].basetime[CLOCK_MONOTONIC_RAW] = (struct tns_kvdso_timestamp){3, 600000000};
+                kns[i].basetime[CLOCK_MONOTONIC_COARSE] = (struct tns_kvdso_timestamp){3, 600000000};
+                kns[i].basetime[CLOCK_BOOTTIME] = (struct tns_kvdso_timestamp){7, 0};
+                vc[i].seq = 4;
+                vc[i].clock_mode = TNS_VCLOCK_MODE_TSC;
+                vc[i].mask = UINT64_MAX;
+                vc[i].max_cycles = UINT64_C(1) << 40;
+                vc[i].mult = 3; /* ns = (cycles * 3 + base) >> 1 */
+                vc[i].shift = 1;
+        }
+        vc[0].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){100, 2 * 500000000};
+        vc[0].basetime[CLOCK_BOOTTIME] = (struct tns_kvdso_timestamp){150, 0};
+        vc[0].basetime[CLOCK_MONOTONIC_COARSE] = (struct tns_kvdso_timestamp){50, 500000000};
+        vc[0].basetime[CLOCK_REALTIME_COARSE] = (struct tns_kvdso_timestamp){1000, 999999999};
+        vc[0].basetime[CLOCK_REALTIME].sec = 1000;
+        fill_params_direct((uint64_t) (uintptr_t) kns, 0, TNS_VCLOCK_MODE_TSC, 0x8f3);
+        ASSERT_EQ(mprotect(M.area, PAGE, PROT_READ | PROT_WRITE), 0);
+        params()->direct_timens_delta = PAGE;
+        ASSERT_EQ(mprotect(M.area, PAGE, PROT_READ), 0);
+        through_calls = 0;
+
+        /* MONOTONIC: the kernel's 100.5 s + the namespace's 3.6 s + ours 1 s. */
+        set_offsets(NSEC, 0, 0);
+        vc[0].cycle_last = vc[1].cycle_last = rdtsc_now();
+        t0 = rdtsc_now() - vc[0].cycle_last;
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t1 = rdtsc_now() - vc[0].cycle_last;
+        {
+                __int128 got = (__int128) ts.tv_sec * NSEC + ts.tv_nsec;
+                __int128 lo = (__int128) 104 * NSEC + 600000000 + ((t0 * 3 + 2 * 500000000) >> 1);
+                __int128 hi = (__int128) 104 * NSEC + 600000000 + ((t1 * 3 + 2 * 500000000) >> 1);
+
+                EXPECT_TRUE(got >= lo && got <= hi);
+                EXPECT_LT(ts.tv_nsec, NSEC);
+        }
+        /* BOOTTIME: 150 + 7, and our boottime offset 0. */
+        ASSERT_EQ(o_gettime(CLOCK_BOOTTIME, &ts), 0);
+        EXPECT_GE(ts.tv_sec, 157);
+        EXPECT_LT(ts.tv_sec, 159);
+        /* The coarse clocks exactly: MONOTONIC 50.5 + 3.6 + 1. */
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC_COARSE, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 55);
+        EXPECT_EQ(ts.tv_nsec, 100000000);
+        /* REALTIME has no offset in a kernel time namespace: ours only. */
+        set_offsets(0, 0, NSEC);
+        ASSERT_EQ(o_gettime(CLOCK_REALTIME_COARSE, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 1001);
+        EXPECT_EQ(ts.tv_nsec, 999999999);
+        EXPECT_EQ(((time_fn) M.o[TNS_VDSO_TIME])(NULL), 1001);
+        EXPECT_EQ(through_calls, 0);
+
+        /* Not proven (no delta): the call-through, for every clock. */
+        ASSERT_EQ(mprotect(M.area, PAGE, PROT_READ | PROT_WRITE), 0);
+        params()->direct_timens_delta = 0;
+        ASSERT_EQ(mprotect(M.area, PAGE, PROT_READ), 0);
+        for (size_t c = 0; c < ELEMENTSOF(direct_clocks); c++) {
+                through_calls = 0;
+                check_bracket(direct_clocks[c], k_gettime, class_offset(direct_clocks[c]), _failed);
+                EXPECT_EQ(through_calls, 1);
+        }
+        fill_params(M.k);
+        munmap(kns, 2 * PAGE);
+}
+
 /* The direct path against a racing writer: the offset read in the same
  * retry loop as the kernel's data, one offset or the other, sub-second
  * parts included. */

@@ -206,8 +206,8 @@ static DIRECT_INLINE const struct tns_kvdso_clock *direct_hres_clock(int clock) 
  * read, whose LFENCE waits for every load issued before it, only what
  * the kernel's own read loads there: the sequence and the mode; the
  * offsets page after it, alongside the conversion. */
-static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        const struct tns_kvdso_clock *vc = direct_hres_clock(clock);
+static DIRECT_INLINE bool direct_hres_fast_at(const struct tns_kvdso_clock *vc, const struct tns_kvdso_clock *kns,
+                                             int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
         const struct tns_offsets_page *p = &tns_offsets_page;
         const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
         uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
@@ -235,11 +235,28 @@ static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, st
         if (unlikely((oseq & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
                      __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
                 return false;
+        if (kns) /* a constant NULL on the straight path: compiled out */
+                direct_timens_offset(kns, clock, &sec, &ns);
         if (unlikely(rated))
                 direct_store_rated(ts, sec, ns, &rm);
         else
                 direct_store(ts, sec, ns, off);
         return true;
+}
+
+static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        return direct_hres_fast_at(direct_hres_clock(clock), NULL, clock, c, ts);
+}
+
+/* The straight path of a member under a kernel time namespace, where
+ * direct_hres_fast() found its page (for the slow path to try first). */
+static DIRECT_INLINE bool direct_hres_timens_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_kvdso_clock *kns = direct_hres_clock(clock), *vc;
+
+        if (__atomic_load_n(&kns->clock_mode, __ATOMIC_RELAXED) != TNS_VCLOCK_MODE_TIMENS)
+                return false;
+        vc = direct_timens_real(kns);
+        return vc && direct_hres_fast_at(vc, kns, clock, c, ts);
 }
 
 /* The same with the retry loop, for a writer in progress on either page;
