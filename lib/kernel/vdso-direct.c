@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -231,12 +232,16 @@ __attribute__((noreturn)) static void prove_child(const struct tns_vdso_host *h,
         _exit(write(fd, &clocks, sizeof(clocks)) == sizeof(clocks) ? 0 : 1);
 }
 
-static int prove(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, int64_t timens_delta,
-                 uint32_t *ret) {
+/* A proof in flight: its child and the pipe it answers on. */
+struct proof {
+        pid_t pid;
+        int rd;
+};
+
+static int proof_start(const struct tns_vdso_host *h, const struct maps *m, uint32_t mode, int64_t timens_delta,
+                       struct proof *ret) {
         _cleanup_close_ int rd = -EBADF, wr = -EBADF;
-        struct pollfd p;
-        int fds[2], status;
-        ssize_t n = -1;
+        int fds[2];
         pid_t pid;
 
         if (pipe2(fds, O_CLOEXEC) < 0)
@@ -248,13 +253,22 @@ static int prove(const struct tns_vdso_host *h, const struct maps *m, uint32_t m
                 return negative_errno();
         if (pid == 0)
                 prove_child(h, m, mode, timens_delta, wr);
-        wr = safe_close(wr);
-        p = (struct pollfd){.fd = rd, .events = POLLIN};
+        *ret = (struct proof){pid, TAKE_FD(rd)};
+        return 0;
+}
+
+/* The clocks a proof agreed on, in *ret; its child reaped either way. */
+static int proof_finish(struct proof *pr, uint32_t *ret) {
+        _cleanup_close_ int rd = pr->rd;
+        struct pollfd p = {.fd = rd, .events = POLLIN};
+        ssize_t n = -1;
+        int status;
+
         if (poll(&p, 1, PROOF_TIMEOUT_MS) > 0)
                 n = read(rd, ret, sizeof(*ret));
         if (n != sizeof(*ret))
-                (void) kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                (void) kill(pr->pid, SIGKILL);
+        while (waitpid(pr->pid, &status, 0) < 0 && errno == EINTR)
                 ;
         return n == sizeof(*ret) && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EPROTO;
 }
@@ -269,7 +283,10 @@ void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct
         struct maps m = {.vdso = getauxval(AT_SYSINFO_EHDR)};
         struct utsname u;
         uint32_t clocks = 0, timens_clocks = 0;
+        struct proof plain_proof, timens_proof;
+        bool timens_started;
         int64_t timens_delta = 0;
+        int plain;
         int32_t mode;
         char why[112];
 
@@ -296,16 +313,21 @@ void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct
                 snprintf(why, sizeof(why), "clock mode %d not read directly", mode);
                 return call_through(ret, why);
         }
-        if (prove(h, &m, (uint32_t) mode, 0, &clocks) < 0 || clocks == 0)
-                return call_through(ret, "the proof against the kernel's vDSO failed");
         /* Members under a kernel time namespace (timensctl run gives each
-         * command one): read directly only if the same clocks agree in
-         * one; otherwise they take the call-through (needs CLONE_NEWTIME,
-         * which the unit allows: RestrictNamespaces=). */
-        if (m.vvar_end - m.vvar > TNS_VVAR_DATASTORE_TIMENS_DELTA &&
-            prove(h, &m, (uint32_t) mode, TNS_VVAR_DATASTORE_TIMENS_DELTA, &timens_clocks) >= 0 &&
+         * command one) are read directly only if the same clocks agree in
+         * one, proven beside the plain proof (at once: a restart waits
+         * for both); otherwise they take the call-through (needs
+         * CLONE_NEWTIME, which the unit allows: RestrictNamespaces=). */
+        timens_started = m.vvar_end - m.vvar > TNS_VVAR_DATASTORE_TIMENS_DELTA &&
+                         proof_start(h, &m, (uint32_t) mode, TNS_VVAR_DATASTORE_TIMENS_DELTA, &timens_proof) >= 0;
+        plain = proof_start(h, &m, (uint32_t) mode, 0, &plain_proof);
+        if (plain >= 0)
+                plain = proof_finish(&plain_proof, &clocks);
+        if (timens_started && proof_finish(&timens_proof, &timens_clocks) >= 0 && plain >= 0 && clocks != 0 &&
             timens_clocks == clocks)
                 timens_delta = TNS_VVAR_DATASTORE_TIMENS_DELTA;
+        if (plain < 0 || clocks == 0)
+                return call_through(ret, "the proof against the kernel's vDSO failed");
         *ret = (struct tns_vdso_direct){
                 .mode = (uint32_t) mode,
                 .clocks = clocks,
