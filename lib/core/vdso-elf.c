@@ -7,6 +7,7 @@
  * the image controls are bounded by its own sizes. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -558,7 +559,18 @@ int tns_vdso_elf_lookup(const struct tns_vdso_elf *e, const char *name, const ch
         return tns_vdso_elf_lookup_in(e, TNS_VDSO_HASH_ANY, name, version, ret_offset);
 }
 
+/* Whether any table still finds name. */
+static bool still_found(const struct tns_vdso_elf *e, const char *name) {
+        uint64_t off;
+
+        for (int t = TNS_VDSO_HASH_ANY; t <= TNS_VDSO_HASH_GNU; t++)
+                if (tns_vdso_elf_lookup_in(e, (enum tns_vdso_hash) t, name, NULL, &off) == 0)
+                        return true;
+        return false;
+}
+
 int tns_vdso_elf_hide(void *image, size_t size, const char *name) {
+        _cleanup_free_ uint8_t *orig = NULL;
         struct tns_vdso_elf e;
         int n = 0, r;
 
@@ -567,6 +579,13 @@ int tns_vdso_elf_hide(void *image, size_t size, const char *name) {
         r = tns_vdso_elf_parse(image, size, &e);
         if (r < 0)
                 return r;
+        /* Kept to undo: a symbol table that overlaps the image's other
+         * structures (no real vDSO's does; found by fuzz-vdso-elf) could
+         * be broken by the change, which then does not happen. */
+        orig = malloc(size);
+        if (!orig)
+                return -ENOMEM;
+        memcpy(orig, image, size);
         for (uint32_t i = 1; i < e.n_syms; i++) {
                 struct tns_vdso_sym s;
                 Elf64_Sym sym;
@@ -587,5 +606,11 @@ int tns_vdso_elf_hide(void *image, size_t size, const char *name) {
                 memcpy((uint8_t *) image + e.symtab + (uint64_t) i * sizeof(sym), &sym, sizeof(sym));
                 n++;
         }
-        return n > 0 ? n : -ENOENT;
+        if (n == 0)
+                return -ENOENT;
+        if (tns_vdso_elf_parse(image, size, &e) < 0 || still_found(&e, name)) {
+                memcpy(image, orig, size);
+                return -ENOEXEC;
+        }
+        return n;
 }

@@ -6,7 +6,8 @@
  * treated as hostile: every access is checked against the buffer and,
  * for what the dynamic table points at, against the first PT_LOAD, as
  * CRIU's criu/pie/util-vdso.c does with __ptr_oob. Nothing is written
- * except by tns_vdso_elf_hide(), and nothing is allocated.
+ * except by tns_vdso_elf_hide(), and nothing is allocated but its copy
+ * for an undo.
  *
  * Addresses follow the dynamic loaders that will read the image (glibc's
  * setup_vdso and dl_vdso_vsym, Go's runtime/vdso_linux.go, musl's
@@ -107,7 +108,9 @@ int tns_vdso_elf_symbol(const struct tns_vdso_elf *e, uint32_t i, struct tns_vds
  * skips a symbol of value 0, Go and musl one with st_shndx == SHN_UNDEF,
  * musl a local one too. Aliases are separate symbols: hide "getrandom" and
  * "__vdso_getrandom" both. Returns the number of symbols hidden, -ENOENT if
- * none. */
+ * none, -ENOEXEC (the image unchanged) if the change would leave an image
+ * that does not parse or still finds the name (a symbol table overlapping
+ * the other structures: never a real vDSO). */
 int tns_vdso_elf_hide(void *image, size_t size, const char *name);
 
 /* The ELF (SysV) and GNU hash functions of the two tables. */
