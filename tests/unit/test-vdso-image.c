@@ -820,6 +820,38 @@ static uint64_t rdtsc_now(void) {
         return ((uint64_t) hi << 32) | lo;
 }
 
+/* Both clock_data[] entries of a fake page in TSC mode, with an arithmetic
+ * we choose: ns = (cycles * 3 + base) >> 1. */
+static void fake_tsc_clocks(struct tns_kvdso_clock *vc) {
+        for (int i = 0; i < 2; i++) {
+                vc[i].seq = 4;
+                vc[i].clock_mode = TNS_VCLOCK_MODE_TSC;
+                vc[i].mask = UINT64_MAX;
+                vc[i].max_cycles = UINT64_C(1) << 40;
+                vc[i].mult = 3;
+                vc[i].shift = 1;
+        }
+}
+
+/* A MONOTONIC read through ours with the counter at cycle_last now: between
+ * whole + the fake arithmetic on the counter read before and after, and
+ * normalised. base_nsec: the base time's (shifted) nanoseconds. */
+static void check_counter_read(struct tns_kvdso_clock *vc, __int128 whole, uint64_t base_nsec, bool *_failed) {
+        struct timespec ts;
+        uint64_t t0, t1;
+
+        vc[0].cycle_last = vc[1].cycle_last = rdtsc_now();
+        t0 = rdtsc_now() - vc[0].cycle_last;
+        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
+        t1 = rdtsc_now() - vc[0].cycle_last;
+        {
+                __int128 got = (__int128) ts.tv_sec * NSEC + ts.tv_nsec;
+
+                EXPECT_TRUE(got >= whole + ((t0 * 3 + base_nsec) >> 1) && got <= whole + ((t1 * 3 + base_nsec) >> 1));
+                EXPECT_LT(ts.tv_nsec, NSEC);
+        }
+}
+
 /* A kernel time namespace's page (seq 1, TIMENS) or a mode the proof did
  * not cover: the call-through answers, at once. */
 TEST(direct_falls_back_on_timens_page_and_other_modes) {
@@ -858,19 +890,11 @@ TEST(direct_falls_back_on_timens_page_and_other_modes) {
 TEST(direct_tsc_and_coarse_arithmetic_on_a_fake_page) {
         struct tns_kvdso_clock *vc;
         struct timespec ts;
-        uint64_t t0, t1;
         long t;
 
         SETUP();
         vc = fake_vvar();
-        for (int i = 0; i < 2; i++) {
-                vc[i].seq = 4;
-                vc[i].clock_mode = TNS_VCLOCK_MODE_TSC;
-                vc[i].mask = UINT64_MAX;
-                vc[i].max_cycles = UINT64_C(1) << 40;
-                vc[i].mult = 3; /* ns = (cycles * 3 + base) >> 1 */
-                vc[i].shift = 1;
-        }
+        fake_tsc_clocks(vc);
         vc[0].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){100, 2 * 999999990};
         vc[1].basetime[CLOCK_MONOTONIC_RAW] = (struct tns_kvdso_timestamp){200, 0};
         vc[0].basetime[CLOCK_REALTIME_COARSE] = (struct tns_kvdso_timestamp){1000, 999999999};
@@ -883,18 +907,7 @@ TEST(direct_tsc_and_coarse_arithmetic_on_a_fake_page) {
 
         /* A counter read: bracketed by ours, carried into the seconds. */
         set_offsets(NSEC + 20, 0, 1);
-        vc[0].cycle_last = vc[1].cycle_last = rdtsc_now();
-        t0 = rdtsc_now() - vc[0].cycle_last;
-        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
-        t1 = rdtsc_now() - vc[0].cycle_last;
-        {
-                __int128 got = (__int128) ts.tv_sec * NSEC + ts.tv_nsec;
-                __int128 lo = (__int128) 101 * NSEC + 20 + ((t0 * 3 + 2 * 999999990) >> 1);
-                __int128 hi = (__int128) 101 * NSEC + 20 + ((t1 * 3 + 2 * 999999990) >> 1);
-
-                EXPECT_TRUE(got >= lo && got <= hi);
-                EXPECT_LT(ts.tv_nsec, NSEC);
-        }
+        check_counter_read(vc, (__int128) 101 * NSEC + 20, 2 * 999999990, _failed);
         ASSERT_EQ(o_gettime(CLOCK_MONOTONIC_RAW, &ts), 0);
         EXPECT_GE(ts.tv_sec, 201);
 
@@ -942,7 +955,6 @@ TEST(direct_tsc_and_coarse_arithmetic_on_a_fake_page) {
 TEST(direct_reads_past_a_kernel_time_namespace_page) {
         struct tns_kvdso_clock *kns, *vc;
         struct timespec ts;
-        uint64_t t0, t1;
 
         SETUP();
         kns = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -956,13 +968,8 @@ TEST(direct_reads_past_a_kernel_time_namespace_page) {
                 kns[i].basetime[CLOCK_MONOTONIC_RAW] = (struct tns_kvdso_timestamp){3, 600000000};
                 kns[i].basetime[CLOCK_MONOTONIC_COARSE] = (struct tns_kvdso_timestamp){3, 600000000};
                 kns[i].basetime[CLOCK_BOOTTIME] = (struct tns_kvdso_timestamp){7, 0};
-                vc[i].seq = 4;
-                vc[i].clock_mode = TNS_VCLOCK_MODE_TSC;
-                vc[i].mask = UINT64_MAX;
-                vc[i].max_cycles = UINT64_C(1) << 40;
-                vc[i].mult = 3; /* ns = (cycles * 3 + base) >> 1 */
-                vc[i].shift = 1;
         }
+        fake_tsc_clocks(vc);
         vc[0].basetime[CLOCK_MONOTONIC] = (struct tns_kvdso_timestamp){100, 2 * 500000000};
         vc[0].basetime[CLOCK_BOOTTIME] = (struct tns_kvdso_timestamp){150, 0};
         vc[0].basetime[CLOCK_MONOTONIC_COARSE] = (struct tns_kvdso_timestamp){50, 500000000};
@@ -976,18 +983,7 @@ TEST(direct_reads_past_a_kernel_time_namespace_page) {
 
         /* MONOTONIC: the kernel's 100.5 s + the namespace's 3.6 s + ours 1 s. */
         set_offsets(NSEC, 0, 0);
-        vc[0].cycle_last = vc[1].cycle_last = rdtsc_now();
-        t0 = rdtsc_now() - vc[0].cycle_last;
-        ASSERT_EQ(o_gettime(CLOCK_MONOTONIC, &ts), 0);
-        t1 = rdtsc_now() - vc[0].cycle_last;
-        {
-                __int128 got = (__int128) ts.tv_sec * NSEC + ts.tv_nsec;
-                __int128 lo = (__int128) 104 * NSEC + 600000000 + ((t0 * 3 + 2 * 500000000) >> 1);
-                __int128 hi = (__int128) 104 * NSEC + 600000000 + ((t1 * 3 + 2 * 500000000) >> 1);
-
-                EXPECT_TRUE(got >= lo && got <= hi);
-                EXPECT_LT(ts.tv_nsec, NSEC);
-        }
+        check_counter_read(vc, (__int128) 104 * NSEC + 600000000, 2 * 500000000, _failed);
         /* BOOTTIME: 150 + 7, and our boottime offset 0. */
         ASSERT_EQ(o_gettime(CLOCK_BOOTTIME, &ts), 0);
         EXPECT_GE(ts.tv_sec, 157);

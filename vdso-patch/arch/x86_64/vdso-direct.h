@@ -89,13 +89,21 @@ static DIRECT_INLINE const struct tns_kvdso_clock *direct_clock_data(int cs) {
 /* A kernel time namespace underneath: the first [vvar] page is its page
  * (sequence 1 and clock_mode TIMENS for good), and the kernel's own
  * clock_data[] is direct_timens_delta further, as the kernel's
- * do_hres_timens() finds it; 0 (not proven by timensd): NULL, and the
- * call-through answers. Only the loops below look: a process outside
- * such a namespace never pays for it. */
-static DIRECT_INLINE const struct tns_kvdso_clock *direct_timens_real(const struct tns_kvdso_clock *vc) {
-        int64_t d = __atomic_load_n(&tns_params_page.direct_timens_delta, __ATOMIC_RELAXED);
+ * do_hres_timens() finds it. If *vc is such a page, *kns becomes it and
+ * *vc the kernel's data; false if that is not proven by timensd (delta
+ * 0): the call-through answers. Only the slow paths look: a process
+ * outside such a namespace never pays for it. */
+static DIRECT_INLINE bool direct_timens_pass(const struct tns_kvdso_clock **vc, const struct tns_kvdso_clock **kns) {
+        int64_t d;
 
-        return d ? (const struct tns_kvdso_clock *) (uintptr_t) ((uintptr_t) vc + (uint64_t) d) : NULL;
+        if (likely(__atomic_load_n(&(*vc)->clock_mode, __ATOMIC_RELAXED) != TNS_VCLOCK_MODE_TIMENS))
+                return true;
+        d = __atomic_load_n(&tns_params_page.direct_timens_delta, __ATOMIC_RELAXED);
+        if (!d)
+                return false;
+        *kns = *vc;
+        *vc = (const struct tns_kvdso_clock *) (uintptr_t) ((uintptr_t) *vc + (uint64_t) d);
+        return true;
 }
 
 /* Its offset for clock, kept where the base times are (struct
@@ -251,12 +259,9 @@ static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, st
 /* The straight path of a member under a kernel time namespace, where
  * direct_hres_fast() found its page (for the slow path to try first). */
 static DIRECT_INLINE bool direct_hres_timens_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        const struct tns_kvdso_clock *kns = direct_hres_clock(clock), *vc;
+        const struct tns_kvdso_clock *vc = direct_hres_clock(clock), *kns = NULL;
 
-        if (__atomic_load_n(&kns->clock_mode, __ATOMIC_RELAXED) != TNS_VCLOCK_MODE_TIMENS)
-                return false;
-        vc = direct_timens_real(kns);
-        return vc && direct_hres_fast_at(vc, kns, clock, c, ts);
+        return direct_timens_pass(&vc, &kns) && kns && direct_hres_fast_at(vc, kns, clock, c, ts);
 }
 
 /* The same with the retry loop, for a writer in progress on either page;
@@ -271,14 +276,8 @@ static __attribute__((noinline)) bool direct_hres(int clock, enum tns_clock_clas
         bool rated = false;
         uint64_t sec, ns;
 
-        if (unlikely(!direct_page_ok()))
+        if (unlikely(!direct_page_ok()) || !direct_timens_pass(&vc, &kns))
                 return false;
-        if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS)) {
-                kns = vc;
-                vc = direct_timens_real(vc);
-                if (!vc)
-                        return false;
-        }
         for (;;) {
                 uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
                 uint64_t cycles;
@@ -337,12 +336,8 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
         bool rated = false;
         uint64_t sec, ns;
 
-        if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS)) {
-                kns = vc;
-                vc = direct_timens_real(vc);
-                if (!vc)
-                        return false;
-        }
+        if (!direct_timens_pass(&vc, &kns))
+                return false;
         bt = &vc->basetime[clock];
         for (;;) {
                 uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
