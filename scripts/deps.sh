@@ -8,7 +8,7 @@ set -euo pipefail
 declare -A groups=(
         [build]="gcc make pkg-config libseccomp-dev libsystemd-dev libjson-c-dev clang bpftool libbpf-dev libnl-3-dev"
         [demo]="python3 util-linux"
-        [test]="bats python3 util-linux clang libclang-rt-14-dev strace golang-go musl-tools libfaketime runc crun podman busybox-static docker.io containerd"
+        [test]="bats python3 util-linux clang libclang-rt-14-dev strace gdb golang-go musl-tools libfaketime runc crun podman busybox-static docker.io containerd"
         [lint]="clang-format shellcheck cppcheck"
 )
 

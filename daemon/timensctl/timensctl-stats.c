@@ -59,6 +59,8 @@ static void print_stats(const struct tns_stats_view *st) {
                s->sync_wakeup ? "yes" : "no");
         printf("         vDSO: %" PRIu64 " injected, %" PRIu64 " failed, %" PRIu64 " fallback calls, reads %s\n",
                s->vdso_injected, s->vdso_failed, s->vdso_fallbacks, s->vdso_reads[0] ? s->vdso_reads : "none");
+        printf("               %" PRIu64 " started without it (traced by a debugger): syscall path\n",
+               s->vdso_syscall_path);
         printf("        Waits: %" PRIu64 " converted, %" PRIu64 " unconverted (held by a debugger)\n",
                s->waits_converted, s->waits_unconverted);
         printf("  Connections: %" PRIu64 " (%" PRIu64 " now, %" PRIu64 " refused at the cap), %" PRIu64

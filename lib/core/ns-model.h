@@ -70,6 +70,7 @@ struct tns_supervisor_stats {
         uint64_t vdso_injected; /* execs that got our vDSO */
         uint64_t vdso_failed; /* execs that fell back to the syscall path */
         uint64_t vdso_fallbacks; /* kernel vDSO fallback syscalls let through */
+        uint64_t vdso_syscall_path; /* programs started without our image whose kernel vDSO became syscalls */
         /* How our image reads the clocks: "tsc", "pvclock" (directly, the
          * proven clocks) or "call-through"; "" without an image. */
         char vdso_reads[16];

@@ -192,6 +192,19 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                            .nr = SYS_setns,
                            .trap = TNS_TRAP_ARG1_HAS_OR_ZERO,
                            .trap_value = CLONE_NEWTIME},
+        /* A new program's first steps set its thread pointer (glibc, musl
+         * and Go alike, before any clock read): the one moment a program
+         * that started without our image (a debugger traced its exec, or
+         * the timensd that held it died) is stopped in a call of ours,
+         * single-threaded. Its kernel vDSO's clock functions then become
+         * syscalls (supervisor-first-call.c); any other program goes on at
+         * once. */
+        [TNS_SYS_ARCH_PRCTL] = {.id = TNS_SYS_ARCH_PRCTL,
+                                .name = "arch_prctl",
+                                .nr = SYS_arch_prctl,
+                                .trap = TNS_TRAP_ARG0_EQ32,
+                                .trap_value = 0x1002 /* ARCH_SET_FS */,
+                                .vdso = true},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

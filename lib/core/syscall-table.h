@@ -44,6 +44,7 @@ enum tns_sys {
         TNS_SYS_SETITIMER,
         TNS_SYS_ALARM,
         TNS_SYS_SETNS,
+        TNS_SYS_ARCH_PRCTL,
         _TNS_SYS_MAX,
 };
 

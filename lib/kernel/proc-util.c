@@ -58,6 +58,8 @@ int tns_proc_status_parse(const char *text, struct tns_proc_status *ret) {
                         (void) sscanf(l + 8, "%d", &s.seccomp_mode);
                 else if (strncmp(l, "Seccomp_filters:", 16) == 0)
                         (void) sscanf(l + 16, "%u", &s.seccomp_filters);
+                else if (strncmp(l, "Threads:", 8) == 0)
+                        (void) sscanf(l + 8, "%u", &s.threads);
         }
         if (found != 7)
                 return -EBADMSG;
@@ -74,6 +76,39 @@ int tns_proc_status(pid_t pid, struct tns_proc_status *ret) {
         if (r < 0)
                 return r;
         return tns_proc_status_parse(buf, ret);
+}
+
+int tns_proc_auxv(pid_t pid, uint64_t type, uint64_t *ret) {
+        /* One read (the kernel's auxv is a few hundred bytes; it has at
+         * most AT_VECTOR_SIZE entries): on every exec's marker call, where
+         * stdio's fstat and buffer were a tenth of our syscalls. */
+        uint64_t kv[128];
+        _cleanup_close_ int fd = -EBADF;
+        char path[64];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        n = read(fd, kv, sizeof(kv));
+        if (n < 0)
+                return negative_errno();
+        for (size_t i = 0; i + 1 < (size_t) n / sizeof(uint64_t) && kv[i] != 0 /* AT_NULL */; i += 2)
+                if (kv[i] == type) {
+                        *ret = kv[i + 1];
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+int tns_proc_open_mem(pid_t pid) {
+        char path[64];
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
 }
 
 static int for_each_in_children_file(const char *path, int (*fn)(pid_t, void *), void *userdata) {

@@ -17,6 +17,7 @@ struct tns_proc_status {
         uint64_t cap_eff;
         unsigned seccomp_filters; /* "Seccomp_filters:" (Linux 5.9), 0 if absent */
         int seccomp_mode; /* "Seccomp:": 0 none, 1 strict, 2 filter; 0 if absent */
+        unsigned threads; /* "Threads:", 0 if absent */
 };
 
 /* Parses /proc/PID/status (PID may be a thread id). -ESRCH if gone. */
@@ -24,6 +25,17 @@ int tns_proc_status(pid_t pid, struct tns_proc_status *ret);
 
 /* Parses the text of a status file; exposed for unit tests and fuzzing. */
 int tns_proc_status_parse(const char *text, struct tns_proc_status *ret);
+
+/* The value of the first entry of type `type` in the kernel's copy of
+ * PID's auxv (/proc/PID/auxv: what the kernel gave its exec, whatever the
+ * program did to its stack since): 0, -ENOENT if there is none, -errno. */
+int tns_proc_auxv(pid_t pid, uint64_t type, uint64_t *ret);
+
+/* /proc/PID/mem opened for reading and writing: the process's memory as it
+ * is at the open (the fd stays with that mm, whatever PID becomes), and
+ * writes that reach its read-only private mappings (FOLL_FORCE makes a
+ * private copy of the page), which process_vm_writev does not. */
+int tns_proc_open_mem(pid_t pid);
 
 /* Calls fn for each child process of every thread of tgid
  * (/proc/TGID/task/TID/children). Stops at and returns the first negative

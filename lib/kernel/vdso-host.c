@@ -9,6 +9,7 @@
 #include "vdso-elf.h"
 #include "inject.h"
 #include "vdso-host.h"
+#include "vdso-stub.h"
 
 #include "vdso-image.h"
 
@@ -74,7 +75,20 @@ static int lookup_kernel(const uint8_t *kernel, uint64_t size, struct tns_vdso_h
                 else if (r < 0)
                         return r;
         }
-        return h->fn[TNS_VDSO_CLOCK_GETTIME] ? 0 : -ENOENT;
+        if (!h->fn[TNS_VDSO_CLOCK_GETTIME])
+                return -ENOENT;
+        /* A stub overwrites the function's first bytes: only where its
+         * symbol says it is that long (its aliases have the same value). */
+        for (uint32_t i = 0; i < e.n_syms; i++) {
+                struct tns_vdso_sym sym;
+
+                if (tns_vdso_elf_symbol(&e, i, &sym) < 0 || sym.size < TNS_VDSO_STUB_SIZE)
+                        continue;
+                for (int f = 0; f < _TNS_VDSO_FN_MAX; f++)
+                        if (h->fn[f] && sym.offset == h->fn[f] && tns_vdso_stub_syscall((enum tns_vdso_fn) f) >= 0)
+                                h->stubbable |= 1U << f;
+        }
+        return 0;
 }
 
 /* Our image, less what this kernel's vDSO lacks: a program must not find a

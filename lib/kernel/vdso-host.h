@@ -29,6 +29,10 @@ struct tns_vdso_host {
         /* Offset of zero padding at the end of its text where the exec
          * tail fits (inject.h), 0 if there is none. */
         uint64_t tail;
+        /* A bit per function (enum tns_vdso_fn) that a syscall stub may
+         * replace (lib/core/vdso-stub.h): it has one, and is at least as
+         * long by its symbol's size. */
+        uint32_t stubbable;
         struct tns_vdso_direct direct; /* the direct read path, as proven at init */
 };
 

@@ -105,13 +105,10 @@ static int mem_read(int memfd, uint64_t addr, void *p, size_t n) {
         return pread(memfd, p, n, (off_t) addr) == (ssize_t) n ? 0 : -EIO;
 }
 
-static int open_mem(pid_t pid) {
-        char path[64];
-        int fd;
-
-        snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-        fd = open(path, O_RDWR | O_CLOEXEC);
-        return fd < 0 ? negative_errno() : fd;
+/* A running program's kernel vDSO, from the kernel's copy of its auxv
+ * (the copy on its stack points at our image). */
+static int kernel_vdso_of(pid_t pid, uint64_t *ret) {
+        return tns_proc_auxv(pid, AT_SYSINFO_EHDR, ret);
 }
 
 /* Resumes the tracee until it reaches the blob's int3. The interrupt we
@@ -192,15 +189,13 @@ static int close_fd_32(struct exec_trace *t, const struct user_regs_struct *save
         struct user_regs_struct regs = *saved;
         int r;
 
-        mem = open_mem(t->tid);
+        mem = tns_proc_open_mem(t->tid);
         if (mem < 0)
                 return mem;
         regs.rbx = (uint64_t) t->target_fd;
         r = run_code(t, mem, saved->rip, code, sizeof(code), &regs);
         return r < 0 ? r : -EPROTOTYPE;
 }
-
-static int kernel_vdso_of(pid_t pid, uint64_t *ret);
 
 /* The tail's way (inject.h): the tail written into the padding of the
  * kernel vDSO, the registers pointed at it, and the program let go at
@@ -240,7 +235,7 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
 
         if (!h)
                 return -EFAULT; /* as sysinfo(NULL) */
-        mem = open_mem(req->pid);
+        mem = tns_proc_open_mem(req->pid);
         if (mem < 0)
                 return mem == -ENOENT ? -ESRCH : -EFAULT;
         /* Only what the program's own kernel vDSO and our memfd are: a
@@ -283,8 +278,10 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
                 tns_log_full(&l->s->log, r == -EBADMSG ? LOG_DEBUG : LOG_WARNING, r,
                              &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
                              "Failed to finish the vDSO injection, the program uses the syscall path: %m");
-        } else
+        } else {
                 l->s->stats.vdso_injected++;
+                supervisor_first_call_injected(l->s, req->pid);
+        }
         return 0;
 }
 
@@ -315,7 +312,7 @@ static int inject_vdso(struct exec_trace *t) {
                 /* No image for this namespace: no vDSO at all, every read a
                  * syscall. */
                 return write_word(t->tid, saved.rsp + off, 0) < 0 ? -EFAULT : -ENOENT;
-        mem = open_mem(t->tid);
+        mem = tns_proc_open_mem(t->tid);
         if (mem < 0)
                 return mem;
         if (h->tail) {
@@ -343,32 +340,6 @@ static int inject_vdso(struct exec_trace *t) {
         if (ptrace(PTRACE_SETREGS, t->tid, 0, &saved) < 0 && r >= 0)
                 r = negative_errno();
         return r;
-}
-
-/* A running program's kernel vDSO, from the kernel's copy of its auxv
- * (the copy on its stack points at our image). */
-static int kernel_vdso_of(pid_t pid, uint64_t *ret) {
-        /* One read (the kernel's auxv is a few hundred bytes; it has at
-         * most AT_VECTOR_SIZE entries): on every exec's marker call, where
-         * stdio's fstat and buffer were a tenth of our syscalls. */
-        uint64_t kv[128];
-        _cleanup_close_ int fd = -EBADF;
-        char path[64];
-        ssize_t n;
-
-        snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        n = read(fd, kv, sizeof(kv));
-        if (n < 0)
-                return negative_errno();
-        for (size_t i = 0; i + 1 < (size_t) n / sizeof(uint64_t) && kv[i] != AT_NULL; i += 2)
-                if (kv[i] == AT_SYSINFO_EHDR) {
-                        *ret = kv[i + 1];
-                        return 0;
-                }
-        return -ENOENT;
 }
 
 /* Readies a stopped 64-bit tracee to run syscalls by single step: its
@@ -971,7 +942,7 @@ static int entry_of(pid_t pid, uint64_t *ret_entry, uint64_t *ret_vdso) {
                         vdso = kv[1];
         }
         if (base) {
-                _cleanup_close_ int mem = open_mem(pid);
+                _cleanup_close_ int mem = tns_proc_open_mem(pid);
                 Elf64_Ehdr eh;
 
                 if (mem < 0 || mem_read(mem, base, &eh, sizeof(eh)) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)

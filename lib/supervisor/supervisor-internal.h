@@ -148,6 +148,8 @@ struct tns_kns_cache {
 /* A hard cap on execs held at once (each holds a traced thread). */
 #define TNS_MAX_EXECS_IN_FLIGHT 1024
 
+#define TNS_RECENT_INJECTED 64
+
 struct tns_supervisor {
         sd_event *event;
         struct tns_logger log;
@@ -192,6 +194,10 @@ struct tns_supervisor {
          * clock readings include them already, so a member's kernel part
          * is its namespace's offsets less these (supervisor-kns.c). */
         int64_t kns_self[TNS_CLASS_MAX];
+        /* supervisor-first-call.c: the programs whose marker call we
+         * answered lately (their first arch_prctl goes on at once). */
+        pid_t injected[TNS_RECENT_INJECTED];
+        unsigned injected_next;
 };
 
 /* supervisor-kns.c: the kernel's time namespaces paired with ours. */
@@ -274,6 +280,12 @@ void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid);
  * run, hands it ns's memfd if it maps our vDSO, and stops it on its
  * return, where supervisor_nsop_done() decides and its page is moved. */
 int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum tns_nsop op);
+/* supervisor-first-call.c: a program's first arch_prctl(ARCH_SET_FS). A
+ * program that started without our image gets its kernel vDSO's clock
+ * functions turned into syscalls; the reply is always to go on. */
+int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *req);
+/* The program of tid got our image (its marker call was answered). */
+void supervisor_first_call_injected(struct tns_supervisor *s, pid_t tid);
 /* Whether a clock call at ip is our image calling through to the kernel's
  * vDSO, whose fallback syscall must then run unchanged (the image adds the
  * offset itself). */

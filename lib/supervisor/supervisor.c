@@ -418,6 +418,8 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         if (!d)
                 return -ENOSYS;
         l->s->stats.per_syscall[d->id]++;
+        if (d->id == TNS_SYS_ARCH_PRCTL)
+                return supervisor_first_call(l, req); /* supervisor-first-call.c */
         ns = supervisor_resolve_ns(l, req->pid);
         ns->n_calls++; /* for the control API (registry) */
         if (d->id == TNS_SYS_EXECVE || d->id == TNS_SYS_EXECVEAT) {

@@ -126,14 +126,57 @@ print(min(out))'
         run -0 tns run -- grep TracerPid /proc/self/status
         [[ "$output" == *$'\t'0 ]] || fail "TracerPid: $output"
         command -v strace >/dev/null || skip "strace is not installed"
-        # A program strace starts is traced from its exec on, so we cannot
-        # seize it to inject our vDSO (README: Limits); what must hold is
-        # that tracing works, and that its syscalls are still shifted.
+        # The raw syscall under strace: still shifted.
         run -0 tns run --realtime +3650d -- strace -f -qq -o /dev/null "$HELPERS/clockprobe" --sec realtime
         local host
         host=$(($(host_ns realtime) / NSEC_PER_SEC))
         ((output >= host + TEN_YEARS - 2 && output <= host + TEN_YEARS + 1)) ||
                 fail "under strace, raw realtime $output is not ten years after $host"
+}
+
+# A program a debugger starts is traced from its exec on: it cannot be
+# seized for our image, and starts with the kernel's vDSO, whose clock
+# functions become syscalls at its first arch_prctl (README: Debuggers).
+@test "programs started by strace read shifted clocks through their vDSO: dynamic, static, Go, date" {
+        command -v strace >/dev/null || skip "strace is not installed"
+        local st=(strace -f -qq -o /dev/null)
+        assert_ten_years_ahead "${st[@]}" "$HELPERS/clockprobe" --vdso --sec realtime
+        assert_ten_years_ahead "${st[@]}" "$HELPERS/clockprobe" --vdso --sec gettimeofday
+        assert_ten_years_ahead "${st[@]}" "$HELPERS/clockprobe" --vdso --sec time
+        assert_ten_years_ahead "${st[@]}" date +%s
+        if [ -x "$HELPERS/clockprobe-static" ]; then
+                assert_ten_years_ahead "${st[@]}" "$HELPERS/clockprobe-static" --vdso --sec realtime
+        fi
+        if [ -x "$BATS_FILE_TMPDIR/gotime" ]; then
+                assert_ten_years_ahead "${st[@]}" "$BATS_FILE_TMPDIR/gotime"
+        fi
+        # Every clock, through the vDSO, as the raw syscall sees it (the
+        # monotonic ones compared within the time the two runs take).
+        local lo hi
+        lo=$(($(host_ns monotonic) + 2 * DAY * NSEC_PER_SEC))
+        run -0 tns run --monotonic 2d -- "${st[@]}" "$HELPERS/clockprobe" --vdso --ns monotonic
+        hi=$(($(host_ns monotonic) + 2 * DAY * NSEC_PER_SEC))
+        assert_within "monotonic under strace" "$output" "$lo" "$hi"
+        # The stubs make syscalls strace sees, answered shifted.
+        run -0 tns run --realtime +3650d -- strace -qq -e trace=clock_gettime "$HELPERS/clockprobe" --vdso --sec realtime
+        [[ "$output" == *"clock_gettime(CLOCK_REALTIME"* ]] || fail "no clock_gettime seen by strace: $output"
+}
+
+@test "a program gdb runs reads shifted clocks through its vDSO, and gdb works" {
+        command -v gdb >/dev/null || skip "gdb is not installed (Debian package gdb)"
+        local lo hi got
+        lo=$(($(host_ns realtime) / NSEC_PER_SEC))
+        run -0 tns run --realtime +3650d -- gdb -q -batch -ex run --args "$HELPERS/clockprobe" --vdso --sec realtime
+        hi=$(($(host_ns realtime) / NSEC_PER_SEC))
+        [[ "$output" == *"exited normally"* ]] || fail "gdb: $output"
+        got=$(grep -E '^[0-9]+$' <<<"$output" | tail -1)
+        ((got >= lo + TEN_YEARS - 1 && got <= hi + TEN_YEARS + 1)) ||
+                fail "under gdb, vDSO realtime '$got' is not ten years after [$lo, $hi]: $output"
+        # A breakpoint in the program, and a backtrace through it: the
+        # debugger sees the program as it is.
+        run -0 tns run -- gdb -q -batch -ex 'break clock_gettime' -ex run -ex bt -ex continue \
+                --args "$HELPERS/clockprobe" --vdso --sec realtime
+        [[ "$output" == *"Breakpoint 1"* && "$output" == *"main"* ]] || fail "gdb breakpoint: $output"
 }
 
 @test "our mappings are named, and a member cannot make the offsets page writable" {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -20,6 +21,9 @@ TEST(parse_status_text) {
         EXPECT_EQ(st.tgid, 42);
         EXPECT_EQ(st.ppid, 1);
         EXPECT_EQ(st.cap_eff, 1ULL << 25);
+        EXPECT_EQ(st.threads, 0U);
+        ASSERT_EQ(tns_proc_status_parse("Tgid:\t42\nPPid:\t1\nCapEff:\t0\nThreads:\t7\n", &st), 0);
+        EXPECT_EQ(st.threads, 7U);
         EXPECT_EQ(tns_proc_status_parse("Tgid:\t42\nPPid:\t1\n", &st), -EBADMSG);
         EXPECT_EQ(tns_proc_status_parse("", &st), -EBADMSG);
         EXPECT_EQ(tns_proc_status_parse("Tgid:x\nPPid:\t1\nCapEff:\t0\n", &st), -EBADMSG);
@@ -32,6 +36,17 @@ TEST(status_of_self_and_gone) {
         EXPECT_EQ(st.tgid, getpid());
         EXPECT_EQ(st.ppid, getppid());
         EXPECT_EQ(tns_proc_status(0x3fffffff, &st), -ESRCH);
+}
+
+TEST(auxv_of_self) {
+        uint64_t v;
+
+        ASSERT_EQ(tns_proc_auxv(getpid(), AT_PAGESZ, &v), 0);
+        EXPECT_EQ(v, (uint64_t) getauxval(AT_PAGESZ));
+        ASSERT_EQ(tns_proc_auxv(getpid(), AT_ENTRY, &v), 0);
+        EXPECT_EQ(v, (uint64_t) getauxval(AT_ENTRY));
+        EXPECT_EQ(tns_proc_auxv(getpid(), 0x7fff, &v), -ENOENT);
+        EXPECT_EQ(tns_proc_auxv(0x3fffffff, AT_PAGESZ, &v), -ENOENT);
 }
 
 static int count(pid_t child, void *userdata) {

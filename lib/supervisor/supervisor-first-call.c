@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A program that starts without our image, and still must never read the
+ * host's clock: its exec could not be seized (strace, gdb or any other
+ * debugger traces it), or the timensd that held it died before its exec
+ * stop. Such a program has the kernel's vDSO, which reads the host's
+ * clocks without a syscall.
+ *
+ * Its first arch_prctl(ARCH_SET_FS) (glibc, musl and Go set their thread
+ * pointer before any clock read) is trapped: the program is then
+ * single-threaded and stopped in a call of ours, so its memory can be
+ * changed under it without a ptrace stop its debugger would see. Its
+ * kernel vDSO's clock functions become syscall stubs
+ * (lib/kernel/vdso-syscall-path.h): every read is then an emulated
+ * syscall, as with `timensctl run --no-vdso`. Slower, never wrong. A
+ * program with our image (the usual case: its marker call came first)
+ * goes on at once. */
+#include <errno.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc-util.h"
+#include "supervisor-internal.h"
+#include "util.h"
+#include "vdso-syscall-path.h"
+
+void supervisor_first_call_injected(struct tns_supervisor *s, pid_t tid) {
+        s->injected[s->injected_next++ % TNS_RECENT_INJECTED] = tid;
+}
+
+static bool injected_lately(struct tns_supervisor *s, pid_t tid) {
+        for (unsigned i = 0; i < TNS_RECENT_INJECTED; i++)
+                if (s->injected[i] == tid) {
+                        s->injected[i] = 0;
+                        return true;
+                }
+        return false;
+}
+
+/* Go sets the thread pointer of every thread it starts this way: a
+ * thread that is not its group's leader has a sibling, so nothing is
+ * changed under it, and pidfd_open() says so in a microsecond. */
+static bool group_leader(pid_t tid) {
+        _cleanup_close_ int fd = (int) syscall(SYS_pidfd_open, tid, 0);
+
+        return fd >= 0;
+}
+
+int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *req) {
+        struct tns_supervisor *s = l->s;
+        const struct tns_vdso_host *h = s->vdso;
+        const struct tns_log_ctx ctx = {.pid = req->pid, .syscall = "arch_prctl"};
+        _cleanup_close_ int mem = -EBADF;
+        struct tns_proc_status st;
+        uint64_t base;
+        int r;
+
+        if (!h || !h->stubbable || !group_leader(req->pid) || injected_lately(s, req->pid) ||
+            tns_supervisor_maps_image(s, req->pid))
+                return TNS_REPLY_CONTINUE;
+        /* The kernel's copy of its auxv names its kernel vDSO, whatever its
+         * stack says now (our exec stop may have taken it out: --no-vdso). */
+        if (tns_proc_auxv(req->pid, AT_SYSINFO_EHDR, &base) < 0 || base == 0)
+                return TNS_REPLY_CONTINUE;
+        /* Another thread could be in the vDSO's code as it changes: only a
+         * program whose one thread is the caller (always so at its start). */
+        if (tns_proc_status(req->pid, &st) < 0 || st.threads != 1) {
+                tns_log_full(&s->log, LOG_DEBUG, 0, &ctx,
+                             "A program with threads and without our vDSO keeps the kernel's; not changed");
+                return TNS_REPLY_CONTINUE;
+        }
+        mem = tns_proc_open_mem(req->pid);
+        if (mem < 0)
+                return TNS_REPLY_CONTINUE;
+        /* Opened before the check: mem is the caller's memory for good,
+         * whatever its pid is by now. */
+        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                return TNS_REPLY_CONTINUE;
+        r = tns_vdso_syscall_path(h, mem, base);
+        if (r > 0) {
+                s->stats.vdso_syscall_path++;
+                tns_log_full(&s->log, LOG_DEBUG, 0, &ctx,
+                             "A program started without our vDSO (traced by a debugger?): its clock reads now "
+                             "take the syscall path");
+        } else if (r < 0 && seccomp_notify_id_valid(l->fd, req->id) >= 0)
+                tns_log_full(&s->log, LOG_WARNING, r, &ctx,
+                             "Failed to turn the kernel vDSO of a program without ours into syscalls, its vDSO "
+                             "reads are the host's: %m");
+        return TNS_REPLY_CONTINUE;
+}
