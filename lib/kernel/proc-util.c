@@ -186,6 +186,30 @@ int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uin
         return -ENOENT;
 }
 
+int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[512];
+
+        snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        while (fgets(line, sizeof(line), f)) {
+                unsigned long lo;
+                int at = 0;
+
+                /* "lo-hi perms offset dev inode" then spaces and the path. */
+                if (sscanf(line, "%lx-%*x %*s %*x %*x:%*x %*u %n", &lo, &at) < 1 || at == 0)
+                        continue;
+                line[strcspn(line, "\n")] = '\0';
+                if (strcmp(line + at, name) == 0) {
+                        *ret_start = lo;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
 int tns_proc_parse_maps_line(const char *line, uint64_t *ret_start, uint64_t *ret_offset, dev_t *ret_dev,
                              uint64_t *ret_ino) {
         unsigned long lo, hi, off, ino;

@@ -52,6 +52,12 @@ int tns_proc_has_mapping(pid_t pid, const char *needle);
  * file: never proof of what the file is (tns_proc_find_file_mapping). */
 int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino);
 
+/* The start of the kernel's special mapping `name` ("[vdso]", "[vvar]") in
+ * /proc/PID/maps: a line whose path is exactly name, which a process
+ * cannot forge (a file's path is absolute, a named anonymous mapping shows
+ * as "[anon:...]"). 0, -ENOENT if none, or -errno. */
+int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start);
+
 /* The start of the first mapping at file offset `offset` in /proc/PID/maps
  * whose file `match` accepts, judged by the device and inode the kernel
  * writes there (a process names its files as it likes, but cannot put a

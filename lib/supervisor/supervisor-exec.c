@@ -800,8 +800,15 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
 }
 
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        pid_t tgid;
+
         if (!l->s->vdso)
                 return -EOPNOTSUPP; /* no vDSO on this host: nothing to replace or remove */
+        /* The new program has the group's pid: nothing known of the old
+         * one holds for it (supervisor-first-call.c). */
+        if (thread_group_of(req->pid, &tgid) < 0)
+                tgid = req->pid;
+        supervisor_first_call_exec(l->s, req->pid, tgid);
         return trace_begin(l, req, ns, TRACE_EXEC, 0, TNS_NSOP_UNSHARE);
 }
 

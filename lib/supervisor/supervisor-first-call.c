@@ -15,7 +15,7 @@
  * program with our image (the usual case: its marker call came first)
  * goes on at once. */
 #include <errno.h>
-#include <sys/auxv.h>
+#include <linux/kcmp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,18 +29,31 @@ void supervisor_first_call_injected(struct tns_supervisor *s, pid_t tid) {
         s->injected[s->injected_next++ % TNS_RECENT_INJECTED] = tid;
 }
 
-static bool injected_lately(struct tns_supervisor *s, pid_t tid) {
+/* A program's entry goes with its exec (whatever pid it has next): an
+ * entry that outlived its program, or that a program made for itself with
+ * a marker call of its own, must not spare the next program there. */
+void supervisor_first_call_exec(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
         for (unsigned i = 0; i < TNS_RECENT_INJECTED; i++)
-                if (s->injected[i] == tid) {
+                if (s->injected[i] == tid || s->injected[i] == tgid)
                         s->injected[i] = 0;
+}
+
+static bool injected_lately(const struct tns_supervisor *s, pid_t tid) {
+        for (unsigned i = 0; i < TNS_RECENT_INJECTED; i++)
+                if (s->injected[i] == tid)
                         return true;
-                }
         return false;
 }
 
-/* Go sets the thread pointer of every thread it starts this way: a
- * thread that is not its group's leader has a sibling, so nothing is
- * changed under it, and pidfd_open() says so in a microsecond. */
+/* A process made with CLONE_VM but not as a thread shares the memory
+ * without being counted in Threads: its parent is the usual one. */
+static bool shares_memory_with_parent(pid_t pid, pid_t ppid) {
+        return ppid > 0 && syscall(SYS_kcmp, pid, ppid, KCMP_VM, 0, 0) == 0;
+}
+
+/* A thread that is not its group's leader has a sibling (a runtime that
+ * sets each new thread's pointer this way), so nothing is changed under
+ * it; pidfd_open() says so in a microsecond. */
 static bool group_leader(pid_t tid) {
         _cleanup_close_ int fd = (int) syscall(SYS_pidfd_open, tid, 0);
 
@@ -59,15 +72,16 @@ int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *re
         if (!h || !h->stubbable || !group_leader(req->pid) || injected_lately(s, req->pid) ||
             tns_supervisor_maps_image(s, req->pid))
                 return TNS_REPLY_CONTINUE;
-        /* The kernel's copy of its auxv names its kernel vDSO, whatever its
-         * stack says now (our exec stop may have taken it out: --no-vdso). */
-        if (tns_proc_auxv(req->pid, AT_SYSINFO_EHDR, &base) < 0 || base == 0)
+        /* Its kernel vDSO: the mapping the kernel names so (the auxv, even
+         * the kernel's copy, is the program's to change: PR_SET_MM_MAP). */
+        if (tns_proc_special_mapping(req->pid, "[vdso]", &base) < 0)
                 return TNS_REPLY_CONTINUE;
         /* Another thread could be in the vDSO's code as it changes: only a
-         * program whose one thread is the caller (always so at its start). */
-        if (tns_proc_status(req->pid, &st) < 0 || st.threads != 1) {
+         * program whose one thread is the caller (always so at its start),
+         * sharing its memory with no other process. */
+        if (tns_proc_status(req->pid, &st) < 0 || st.threads != 1 || shares_memory_with_parent(req->pid, st.ppid)) {
                 tns_log_full(&s->log, LOG_DEBUG, 0, &ctx,
-                             "A program with threads and without our vDSO keeps the kernel's; not changed");
+                             "A program with threads, or sharing its memory, and without our vDSO keeps the kernel's");
                 return TNS_REPLY_CONTINUE;
         }
         mem = tns_proc_open_mem(req->pid);
@@ -84,7 +98,10 @@ int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *re
                              "A program started without our vDSO (traced by a debugger?): its clock reads now "
                              "take the syscall path");
         } else if (r < 0 && seccomp_notify_id_valid(l->fd, req->id) >= 0)
-                tns_log_full(&s->log, LOG_WARNING, r, &ctx,
+                /* What the program did to its own memory (a vDSO unmapped,
+                 * or not this host's): debug level, it cannot flood the
+                 * log with its calls. */
+                tns_log_full(&s->log, LOG_DEBUG, r, &ctx,
                              "Failed to turn the kernel vDSO of a program without ours into syscalls, its vDSO "
                              "reads are the host's: %m");
         return TNS_REPLY_CONTINUE;

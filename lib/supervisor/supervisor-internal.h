@@ -286,6 +286,8 @@ int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, s
 int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *req);
 /* The program of tid got our image (its marker call was answered). */
 void supervisor_first_call_injected(struct tns_supervisor *s, pid_t tid);
+/* tid (of thread group tgid) execs: what was known of its program goes. */
+void supervisor_first_call_exec(struct tns_supervisor *s, pid_t tid, pid_t tgid);
 /* Whether a clock call at ip is our image calling through to the kernel's
  * vDSO, whose fallback syscall must then run unchanged (the image adds the
  * offset itself). */

@@ -10,7 +10,7 @@ DAY=86400
 TEN_YEARS=$((3650 * DAY))
 
 setup_file() {
-        build_helpers clockprobe
+        build_helpers clockprobe marker-forge
         build_optional_helpers clockprobe-static
         export GOCACHE="$BATS_FILE_TMPDIR/gocache" GOPATH="$BATS_FILE_TMPDIR/gopath" HOME="${HOME:-/root}"
         if command -v go >/dev/null; then
@@ -157,6 +157,9 @@ print(min(out))'
         run -0 tns run --monotonic 2d -- "${st[@]}" "$HELPERS/clockprobe" --vdso --ns monotonic
         hi=$(($(host_ns monotonic) + 2 * DAY * NSEC_PER_SEC))
         assert_within "monotonic under strace" "$output" "$lo" "$hi"
+        # A program that made the marker call itself, as if it had our
+        # image, and then execs: the new program is judged by its own exec.
+        assert_ten_years_ahead "${st[@]}" "$HELPERS/marker-forge" "$HELPERS/clockprobe" --vdso --sec realtime
         # The stubs make syscalls strace sees, answered shifted.
         run -0 tns run --realtime +3650d -- strace -qq -e trace=clock_gettime "$HELPERS/clockprobe" --vdso --sec realtime
         [[ "$output" == *"clock_gettime(CLOCK_REALTIME"* ]] || fail "no clock_gettime seen by strace: $output"

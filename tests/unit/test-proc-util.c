@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -47,6 +48,27 @@ TEST(auxv_of_self) {
         EXPECT_EQ(v, (uint64_t) getauxval(AT_ENTRY));
         EXPECT_EQ(tns_proc_auxv(getpid(), 0x7fff, &v), -ENOENT);
         EXPECT_EQ(tns_proc_auxv(0x3fffffff, AT_PAGESZ, &v), -ENOENT);
+}
+
+TEST(special_mapping_is_the_kernels) {
+        uint64_t at;
+        void *p;
+
+        ASSERT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", &at), 0);
+        EXPECT_EQ(at, (uint64_t) getauxval(AT_SYSINFO_EHDR));
+        EXPECT_EQ(tns_proc_special_mapping(getpid(), "[no such]", &at), -ENOENT);
+        EXPECT_EQ(tns_proc_special_mapping(0x3fffffff, "[vdso]", &at), -ESRCH);
+        /* An anonymous mapping named "[vdso]" by its process shows as
+         * "[anon:[vdso]]": never taken for the kernel's. */
+        p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ASSERT_TRUE(p != MAP_FAILED);
+        if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long) p, 4096, (unsigned long) "[vdso]") == 0) {
+                ASSERT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", &at), 0);
+                EXPECT_EQ(at, (uint64_t) getauxval(AT_SYSINFO_EHDR));
+                EXPECT_EQ(tns_proc_special_mapping(getpid(), "[anon:[vdso]]", &at), 0);
+                EXPECT_EQ(at, (uint64_t) (uintptr_t) p);
+        }
+        munmap(p, 4096);
 }
 
 static int count(pid_t child, void *userdata) {
