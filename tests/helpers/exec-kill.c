@@ -27,10 +27,12 @@
  *                                       syscall_path S failed F"
  *   exec-kill probe MIN_SEC [MS]        (after MS ms) exits 10 if this program runs with
  *                                       the kernel's vDSO (its stack's
- *                                       AT_SYSINFO_EHDR is the kernel's), 11
+ *                                       AT_SYSINFO_EHDR is the kernel's, its
+ *                                       clock_gettime not a syscall stub), 11
  *                                       if its first monotonic read (libc,
  *                                       the vDSO when there is one) is below
- *                                       MIN_SEC, 12 if it has no vDSO (the
+ *                                       MIN_SEC, 12 if it has no vDSO or the
+ *                                       kernel's as syscall stubs (the
  *                                       syscall path), else 0
  *
  * A hang fails after 120 s (alarm). */
@@ -38,6 +40,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +50,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "vdso-elf.h"
+#include "vdso-stub.h"
 
 static void on_alarm(int sig) {
         static const char msg[] = "exec-kill: hang: a child was never reaped\n";
@@ -68,18 +75,58 @@ static unsigned long kernel_vdso(void) {
         return r;
 }
 
+/* The size of the [vdso] mapping at base. */
+static int vdso_size(unsigned long base, uint64_t *ret) {
+        FILE *f = fopen("/proc/self/maps", "re");
+        char line[512];
+        int r = -1;
+
+        while (f && r < 0 && fgets(line, sizeof(line), f)) {
+                unsigned long lo, hi;
+
+                if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+                        *ret = hi - lo;
+                        r = 0;
+                }
+        }
+        if (f)
+                fclose(f);
+        return r;
+}
+
+/* Whether the kernel's vDSO at base had its clock_gettime turned into a
+ * syscall stub (supervisor-first-call.c): the syscall path, not the host's
+ * clock. */
+static bool stubbed(unsigned long base) {
+        uint8_t want[TNS_VDSO_STUB_SIZE];
+        struct tns_vdso_elf e;
+        uint64_t at, size;
+
+        if (vdso_size(base, &size) < 0)
+                return false;
+        if (tns_vdso_elf_parse((const void *) base, size, &e) < 0 ||
+            tns_vdso_elf_lookup(&e, "__vdso_clock_gettime", NULL, &at) < 0 ||
+            tns_vdso_stub_bytes(TNS_VDSO_CLOCK_GETTIME, want) < 0)
+                return false;
+        return memcmp((const void *) (base + at), want, sizeof(want)) == 0;
+}
+
 static int probe(long min_sec) {
         /* First: the read a program makes before anything else. */
         struct timespec ts;
         unsigned long mine;
+        bool stub = false;
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         mine = getauxval(AT_SYSINFO_EHDR);
-        if (mine && mine == kernel_vdso())
-                return 10;
+        if (mine && mine == kernel_vdso()) {
+                stub = stubbed(mine);
+                if (!stub)
+                        return 10;
+        }
         if (ts.tv_sec < min_sec)
                 return 11;
-        return mine ? 0 : 12;
+        return mine && !stub ? 0 : 12;
 }
 
 static void spin_us(long us) {
