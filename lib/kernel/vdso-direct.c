@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -278,68 +279,130 @@ static void call_through(struct tns_vdso_direct *d, const char *why) {
         snprintf(d->why, sizeof(d->why), "%s", why);
 }
 
-void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct *ret) {
-        const struct tns_kvdso_clock *vc;
-        struct maps m = {.vdso = getauxval(AT_SYSINFO_EHDR)};
-        struct utsname u;
-        uint32_t clocks = 0, timens_clocks = 0;
-        struct proof plain_proof, timens_proof;
-        bool timens_started;
-        int64_t timens_delta = 0;
-        int plain;
+struct tns_vdso_probe {
+        struct maps m;
         int32_t mode;
+        struct proof plain, timens;
+        bool plain_started, timens_started;
+};
+
+int tns_vdso_direct_probe_start(const struct tns_vdso_host *h, struct tns_vdso_direct *ret,
+                                struct tns_vdso_probe **ret_probe) {
+        _cleanup_free_ struct tns_vdso_probe *p = calloc(1, sizeof(*p));
+        const struct tns_kvdso_clock *vc;
+        struct utsname u;
         char why[112];
 
+        *ret_probe = NULL;
+        if (!p) {
+                call_through(ret, "out of memory for the proof");
+                return -ENOMEM;
+        }
+        p->m.vdso = getauxval(AT_SYSINFO_EHDR);
         if (uname(&u) < 0 || tns_vvar_layout_for_release(u.release) != TNS_VVAR_DATASTORE) {
                 snprintf(why, sizeof(why), "kernel %s: vvar layout unknown", u.release);
-                return call_through(ret, why);
+                call_through(ret, why);
+                return 0;
         }
-        if (!m.vdso || !h->image.data || read_maps(&m) < 0 || !m.vvar || m.vvar_end - m.vvar < TNS_PAGE_SIZE)
-                return call_through(ret, "no [vvar] mapping");
-        vc = (const struct tns_kvdso_clock *) (uintptr_t) m.vvar;
-        mode = __atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED);
-        switch (mode) {
+        if (!p->m.vdso || !h->image.data || read_maps(&p->m) < 0 || !p->m.vvar ||
+            p->m.vvar_end - p->m.vvar < TNS_PAGE_SIZE) {
+                call_through(ret, "no [vvar] mapping");
+                return 0;
+        }
+        vc = (const struct tns_kvdso_clock *) (uintptr_t) p->m.vvar;
+        p->mode = __atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED);
+        switch (p->mode) {
         case TNS_VCLOCK_MODE_TSC:
                 break;
         case TNS_VCLOCK_MODE_PVCLOCK:
-                if (!m.vclock || m.vclock_end - m.vclock < TNS_PAGE_SIZE)
-                        return call_through(ret, "kvm-clock without a [vvar_vclock] page");
+                if (!p->m.vclock || p->m.vclock_end - p->m.vclock < TNS_PAGE_SIZE) {
+                        call_through(ret, "kvm-clock without a [vvar_vclock] page");
+                        return 0;
+                }
                 break;
         case TNS_VCLOCK_MODE_TIMENS:
-                return call_through(ret, "timensd runs in a kernel time namespace");
+                call_through(ret, "timensd runs in a kernel time namespace");
+                return 0;
         case TNS_VCLOCK_MODE_NONE:
-                return call_through(ret, "the clocksource has no vDSO read");
+                call_through(ret, "the clocksource has no vDSO read");
+                return 0;
         default:
-                snprintf(why, sizeof(why), "clock mode %d not read directly", mode);
-                return call_through(ret, why);
+                snprintf(why, sizeof(why), "clock mode %d not read directly", p->mode);
+                call_through(ret, why);
+                return 0;
         }
         /* Members under a kernel time namespace (timensctl run gives each
          * command one) are read directly only if the same clocks agree in
-         * one, proven beside the plain proof (at once: a restart waits
-         * for both); otherwise they take the call-through (needs
-         * CLONE_NEWTIME, which the unit allows: RestrictNamespaces=). */
-        timens_started = m.vvar_end - m.vvar > TNS_VVAR_DATASTORE_TIMENS_DELTA &&
-                         proof_start(h, &m, (uint32_t) mode, TNS_VVAR_DATASTORE_TIMENS_DELTA, &timens_proof) >= 0;
-        plain = proof_start(h, &m, (uint32_t) mode, 0, &plain_proof);
-        if (plain >= 0)
-                plain = proof_finish(&plain_proof, &clocks);
-        if (timens_started && proof_finish(&timens_proof, &timens_clocks) >= 0 && plain >= 0 && clocks != 0 &&
+         * one, proven beside the plain proof (at once); otherwise they take
+         * the call-through (needs CLONE_NEWTIME, which the unit allows:
+         * RestrictNamespaces=). */
+        p->timens_started = p->m.vvar_end - p->m.vvar > TNS_VVAR_DATASTORE_TIMENS_DELTA &&
+                            proof_start(h, &p->m, (uint32_t) p->mode, TNS_VVAR_DATASTORE_TIMENS_DELTA, &p->timens) >= 0;
+        p->plain_started = proof_start(h, &p->m, (uint32_t) p->mode, 0, &p->plain) >= 0;
+        if (!p->plain_started) {
+                tns_vdso_direct_probe_abort(TAKE_PTR(p));
+                call_through(ret, "the proof against the kernel's vDSO could not start");
+                return 0;
+        }
+        call_through(ret, "the proof against the kernel's vDSO is running");
+        *ret_probe = TAKE_PTR(p);
+        return 0;
+}
+
+int tns_vdso_direct_probe_fd(const struct tns_vdso_probe *p) {
+        return p->plain.rd;
+}
+
+void tns_vdso_direct_probe_finish(struct tns_vdso_probe *p, struct tns_vdso_direct *ret) {
+        uint32_t clocks = 0, timens_clocks = 0;
+        int64_t timens_delta = 0;
+        int plain;
+
+        plain = proof_finish(&p->plain, &clocks);
+        if (p->timens_started && proof_finish(&p->timens, &timens_clocks) >= 0 && plain >= 0 && clocks != 0 &&
             timens_clocks == clocks)
                 timens_delta = TNS_VVAR_DATASTORE_TIMENS_DELTA;
-        if (plain < 0 || clocks == 0)
+        if (plain < 0 || clocks == 0) {
+                free(p);
                 return call_through(ret, "the proof against the kernel's vDSO failed");
+        }
         *ret = (struct tns_vdso_direct){
-                .mode = (uint32_t) mode,
+                .mode = (uint32_t) p->mode,
                 .clocks = clocks,
-                .clock_delta = (int64_t) (m.vvar - m.vdso),
-                .pvclock_delta = mode == TNS_VCLOCK_MODE_PVCLOCK ? (int64_t) (m.vclock - m.vdso) : 0,
+                .clock_delta = (int64_t) (p->m.vvar - p->m.vdso),
+                .pvclock_delta = p->mode == TNS_VCLOCK_MODE_PVCLOCK ? (int64_t) (p->m.vclock - p->m.vdso) : 0,
                 .timens_delta = timens_delta,
         };
+        free(p);
         if (!timens_delta)
                 snprintf(ret->why, sizeof(ret->why), "not under a kernel time namespace (unproven there)");
         if (clocks != DIRECT_CANDIDATES)
                 snprintf(ret->why, sizeof(ret->why), "clocks 0x%x disagreed: call-through for them",
                          DIRECT_CANDIDATES & ~clocks);
+}
+
+static void proof_abort(struct proof *pr) {
+        (void) kill(pr->pid, SIGKILL);
+        while (waitpid(pr->pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        safe_close(pr->rd);
+}
+
+void tns_vdso_direct_probe_abort(struct tns_vdso_probe *p) {
+        if (!p)
+                return;
+        if (p->plain_started)
+                proof_abort(&p->plain);
+        if (p->timens_started)
+                proof_abort(&p->timens);
+        free(p);
+}
+
+void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct *ret) {
+        struct tns_vdso_probe *p;
+
+        if (tns_vdso_direct_probe_start(h, ret, &p) >= 0 && p)
+                tns_vdso_direct_probe_finish(p, ret);
 }
 
 const char *tns_vdso_direct_path(const struct tns_vdso_direct *d) {

@@ -35,5 +35,19 @@ struct tns_vdso_direct {
  * have its kernel functions and prepared image. */
 void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct *ret);
 
+/* The same in two steps, so that a daemon serves while the proof runs
+ * (every restart would otherwise wait for it): _start fills ret with the
+ * call-through and, where there is something to prove, starts the proof's
+ * children and gives the probe (else NULL); its fd turns readable when
+ * the proof has answered; _finish (which may wait for the rest, at most
+ * the proof's timeout) fills ret and frees the probe; _abort kills and
+ * reaps its children. -ENOMEM only. */
+struct tns_vdso_probe;
+int tns_vdso_direct_probe_start(const struct tns_vdso_host *h, struct tns_vdso_direct *ret,
+                                struct tns_vdso_probe **ret_probe);
+int tns_vdso_direct_probe_fd(const struct tns_vdso_probe *p);
+void tns_vdso_direct_probe_finish(struct tns_vdso_probe *p, struct tns_vdso_direct *ret);
+void tns_vdso_direct_probe_abort(struct tns_vdso_probe *p);
+
 /* "tsc", "pvclock" or "call-through". */
 const char *tns_vdso_direct_path(const struct tns_vdso_direct *d);

@@ -120,7 +120,7 @@ static uint64_t find_tail(const uint8_t *image, uint64_t size) {
         return last > 0 && last + TNS_INJECT_TAIL_MAX <= size ? last : 0;
 }
 
-int tns_vdso_host_init(struct tns_vdso_host *ret) {
+int tns_vdso_host_init_unproven(struct tns_vdso_host *ret) {
         struct tns_vdso_host h = {};
         uint64_t base = getauxval(AT_SYSINFO_EHDR);
         int r;
@@ -141,9 +141,17 @@ int tns_vdso_host_init(struct tns_vdso_host *ret) {
         r = prepare_image(&h);
         if (r < 0)
                 return r;
-        tns_vdso_direct_probe(&h, &h.direct);
+        snprintf(h.direct.why, sizeof(h.direct.why), "not proven");
         *ret = h;
         return 0;
+}
+
+int tns_vdso_host_init(struct tns_vdso_host *ret) {
+        int r = tns_vdso_host_init_unproven(ret);
+
+        if (r >= 0)
+                tns_vdso_direct_probe(ret, &ret->direct);
+        return r;
 }
 
 void tns_vdso_host_done(struct tns_vdso_host *h) {

@@ -36,8 +36,12 @@ struct tns_vdso_host {
         struct tns_vdso_direct direct; /* the direct read path, as proven at init */
 };
 
-/* -ENOENT if this process has no vDSO (vdso=0) or the image is unusable. */
+/* -ENOENT if this process has no vDSO (vdso=0) or the image is unusable.
+ * With the direct path proven (tns_vdso_direct_probe()), or _unproven:
+ * the call-through until the caller proves it (a daemon, in the
+ * background: tns_vdso_direct_probe_start()). */
 int tns_vdso_host_init(struct tns_vdso_host *ret);
+int tns_vdso_host_init_unproven(struct tns_vdso_host *ret);
 void tns_vdso_host_done(struct tns_vdso_host *h);
 
 /* If ip could be the return address of a kernel vDSO fallback syscall,

@@ -101,7 +101,7 @@ static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_
         const struct tns_attach_params p = {
                 .flags = (q->flags & TNS_ATTACH_AT_EXEC) ? TNS_ATTACH_SWALLOW_SIGSTOP : 0,
                 .prog = q->prog,
-                .h = s->vdso,
+                .h = supervisor_vdso(s),
                 .owner = q->owner,
                 .deadline_ms = q->deadline_ms,
                 .child_fn = (q->flags & TNS_ATTACH_TREE) ? queue_child : NULL,

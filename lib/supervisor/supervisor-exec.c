@@ -224,7 +224,7 @@ static int start_tail(struct exec_trace *t, int mem, const struct user_regs_stru
 }
 
 int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req) {
-        const struct tns_vdso_host *h = l->s->vdso;
+        const struct tns_vdso_host *h = supervisor_vdso(l->s);
         const uint64_t base = req->data.args[2], second = req->data.args[3], slot = req->data.args[4],
                        kernel_base = req->data.args[5];
         _cleanup_close_ int mem = -EBADF;
@@ -287,7 +287,7 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
 
 /* At the exec stop: the new program has not run an instruction yet. */
 static int inject_vdso(struct exec_trace *t) {
-        const struct tns_vdso_host *h = t->s->vdso;
+        const struct tns_vdso_host *h = supervisor_vdso(t->s);
         _cleanup_close_ int mem = -EBADF;
         struct user_regs_struct saved;
         struct tns_vdso_params params;

@@ -166,6 +166,10 @@ struct tns_supervisor {
         bool pages_failed;
         bool exiting; /* in tns_supervisor_free(): nothing is gone for good */
         struct tns_vdso_host *vdso; /* NULL: no vDSO injection */
+        /* Its direct path's proof while it runs (supervisor.c), and the
+         * source that hears its answer. */
+        struct tns_vdso_probe *vdso_probe;
+        sd_event_source *vdso_probe_src;
         struct exec_trace *execs;
         unsigned n_execs;
         struct exec_trace *exec_to_hold; /* begun by the call being served: held after its reply */
@@ -280,6 +284,10 @@ void supervisor_trace_orphan(struct tns_supervisor *s, pid_t tid, pid_t tgid);
  * run, hands it ns's memfd if it maps our vDSO, and stops it on its
  * return, where supervisor_nsop_done() decides and its page is moved. */
 int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum tns_nsop op);
+/* s->vdso with its direct path's proof finished (waited for if it is
+ * still running): for whatever fills a parameter page. */
+const struct tns_vdso_host *supervisor_vdso(struct tns_supervisor *s);
+
 /* supervisor-first-call.c: a program's first arch_prctl(ARCH_SET_FS). A
  * program that started without our image gets its kernel vDSO's clock
  * functions turned into syscalls; the reply is always to go on. */

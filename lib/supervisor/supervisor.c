@@ -816,24 +816,55 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
 
 /* Without a usable vDSO here, namespaces get no image and members use the
  * emulated syscalls: slower, never wrong. */
+static void vdso_proven(struct tns_supervisor *s) {
+        const struct tns_vdso_host *h = s->vdso;
+
+        /* Which path every image reads its clocks through (issue 19);
+         * `timensctl stats` shows it too. */
+        tns_log(&s->log, LOG_DEBUG, "vDSO reads: %s%s%s", tns_vdso_direct_path(&h->direct), h->direct.why[0] ? ", " : "",
+                h->direct.why);
+        snprintf(s->stats.vdso_reads, sizeof(s->stats.vdso_reads), "%s", tns_vdso_direct_path(&h->direct));
+}
+
+/* The proof's answer, when it is needed before its fd told us (an exec's
+ * parameter page): waits for the rest of it. */
+const struct tns_vdso_host *supervisor_vdso(struct tns_supervisor *s) {
+        if (s->vdso_probe) {
+                s->vdso_probe_src = sd_event_source_disable_unref(s->vdso_probe_src);
+                tns_vdso_direct_probe_finish(TAKE_PTR(s->vdso_probe), &s->vdso->direct);
+                vdso_proven(s);
+        }
+        return s->vdso;
+}
+
+static int on_vdso_proof(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        (void) supervisor_vdso(userdata);
+        return 0;
+}
+
+/* Our image for this host. The proof of its direct path takes tens of
+ * milliseconds, which every restart would wait for before its first
+ * answer: it runs in the background, and until it answers (or an exec's
+ * parameter page needs it) images are set up for the call-through. */
 static void setup_vdso(struct tns_supervisor *s) {
         _cleanup_free_ struct tns_vdso_host *h = calloc(1, sizeof(*h));
         int r;
 
         if (!h)
                 return;
-        r = tns_vdso_host_init(h);
+        r = tns_vdso_host_init_unproven(h);
         if (r < 0) {
                 tns_log_errno(&s->log, LOG_DEBUG, r, "No vDSO injection on this host, syscall path only: %m");
                 return;
         }
-        /* Which path every image reads its clocks through (issue 19);
-         * `timensctl stats` shows it too. */
-        tns_log(&s->log, LOG_DEBUG, "vDSO reads: %s%s%s", tns_vdso_direct_path(&h->direct),
-                h->direct.why[0] ? ", " : "", h->direct.why);
-        snprintf(s->stats.vdso_reads, sizeof(s->stats.vdso_reads), "%s", tns_vdso_direct_path(&h->direct));
         s->vdso = TAKE_PTR(h);
         s->image = &s->vdso->image;
+        (void) tns_vdso_direct_probe_start(s->vdso, &s->vdso->direct, &s->vdso_probe);
+        if (s->vdso_probe && sd_event_add_io(s->event, &s->vdso_probe_src, tns_vdso_direct_probe_fd(s->vdso_probe),
+                                             EPOLLIN, on_vdso_proof, s) < 0)
+                (void) supervisor_vdso(s); /* no source: now, then */
+        if (!s->vdso_probe)
+                vdso_proven(s);
 }
 
 const struct tns_page_store *supervisor_pages(struct tns_supervisor *s) {
@@ -929,6 +960,8 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         /* After the namespaces, whose files it holds. */
         tns_page_store_done(&s->pages);
         seccomp_notify_free(s->req, s->resp);
+        s->vdso_probe_src = sd_event_source_disable_unref(s->vdso_probe_src);
+        tns_vdso_direct_probe_abort(TAKE_PTR(s->vdso_probe));
         if (s->vdso) {
                 tns_vdso_host_done(s->vdso);
                 free(s->vdso);
@@ -1020,6 +1053,7 @@ void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_i
 }
 
 const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s) {
+        (void) supervisor_vdso(s); /* which path images read through: proven */
         s->stats.namespaces = tns_supervisor_count_namespaces(s);
         return &s->stats;
 }
