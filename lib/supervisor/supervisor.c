@@ -821,8 +821,8 @@ static void vdso_proven(struct tns_supervisor *s) {
 
         /* Which path every image reads its clocks through (issue 19);
          * `timensctl stats` shows it too. */
-        tns_log(&s->log, LOG_DEBUG, "vDSO reads: %s%s%s", tns_vdso_direct_path(&h->direct), h->direct.why[0] ? ", " : "",
-                h->direct.why);
+        tns_log(&s->log, LOG_DEBUG, "vDSO reads: %s%s%s", tns_vdso_direct_path(&h->direct),
+                h->direct.why[0] ? ", " : "", h->direct.why);
         snprintf(s->stats.vdso_reads, sizeof(s->stats.vdso_reads), "%s", tns_vdso_direct_path(&h->direct));
 }
 
