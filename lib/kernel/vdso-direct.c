@@ -33,7 +33,6 @@
  * of the kernel's updates of its data (one per tick) fall inside. */
 #define PROOF_READS 300
 #define PROOF_MIN_NS (30 * 1000 * 1000LL)
-#define PROOF_TIMEOUT_MS 10000
 
 /* What the image's call-through gets in the proof: a failure it returns
  * as is, so that a read that did not take the direct path disagrees. */
@@ -258,14 +257,15 @@ static int proof_start(const struct tns_vdso_host *h, const struct maps *m, uint
         return 0;
 }
 
-/* The clocks a proof agreed on, in *ret; its child reaped either way. */
-static int proof_finish(struct proof *pr, uint32_t *ret) {
+/* The clocks a proof agreed on, in *ret; its child reaped either way
+ * (killed if it has not answered within timeout_ms). */
+static int proof_finish(struct proof *pr, int timeout_ms, uint32_t *ret) {
         _cleanup_close_ int rd = pr->rd;
         struct pollfd p = {.fd = rd, .events = POLLIN};
         ssize_t n = -1;
         int status;
 
-        if (poll(&p, 1, PROOF_TIMEOUT_MS) > 0)
+        if (poll(&p, 1, timeout_ms) > 0)
                 n = read(rd, ret, sizeof(*ret));
         if (n != sizeof(*ret))
                 (void) kill(pr->pid, SIGKILL);
@@ -280,6 +280,7 @@ static void call_through(struct tns_vdso_direct *d, const char *why) {
 }
 
 struct tns_vdso_probe {
+        struct timespec started;
         struct maps m;
         int32_t mode;
         struct proof plain, timens;
@@ -345,12 +346,29 @@ int tns_vdso_direct_probe_start(const struct tns_vdso_host *h, struct tns_vdso_d
                 return 0;
         }
         call_through(ret, "the proof against the kernel's vDSO is running");
+        clock_gettime(CLOCK_MONOTONIC, &p->started);
         *ret_probe = TAKE_PTR(p);
         return 0;
 }
 
-int tns_vdso_direct_probe_fd(const struct tns_vdso_probe *p) {
-        return p->plain.rd;
+unsigned tns_vdso_direct_probe_fds(const struct tns_vdso_probe *p, int ret[2]) {
+        unsigned n = 0;
+
+        ret[n++] = p->plain.rd;
+        if (p->timens_started)
+                ret[n++] = p->timens.rd;
+        return n;
+}
+
+/* What is left of the proof's time: never more than
+ * TNS_VDSO_PROOF_TIMEOUT_MS from its start in all. */
+static int time_left_ms(const struct tns_vdso_probe *p) {
+        struct timespec now;
+        int64_t spent;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        spent = (ns_of(&now) - ns_of(&p->started)) / 1000000;
+        return spent >= TNS_VDSO_PROOF_TIMEOUT_MS ? 0 : (int) (TNS_VDSO_PROOF_TIMEOUT_MS - spent);
 }
 
 void tns_vdso_direct_probe_finish(struct tns_vdso_probe *p, struct tns_vdso_direct *ret) {
@@ -358,9 +376,9 @@ void tns_vdso_direct_probe_finish(struct tns_vdso_probe *p, struct tns_vdso_dire
         int64_t timens_delta = 0;
         int plain;
 
-        plain = proof_finish(&p->plain, &clocks);
-        if (p->timens_started && proof_finish(&p->timens, &timens_clocks) >= 0 && plain >= 0 && clocks != 0 &&
-            timens_clocks == clocks)
+        plain = proof_finish(&p->plain, time_left_ms(p), &clocks);
+        if (p->timens_started && proof_finish(&p->timens, time_left_ms(p), &timens_clocks) >= 0 && plain >= 0 &&
+            clocks != 0 && timens_clocks == clocks)
                 timens_delta = TNS_VVAR_DATASTORE_TIMENS_DELTA;
         if (plain < 0 || clocks == 0) {
                 free(p);

@@ -38,14 +38,16 @@ void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct
 /* The same in two steps, so that a daemon serves while the proof runs
  * (every restart would otherwise wait for it): _start fills ret with the
  * call-through and, where there is something to prove, starts the proof's
- * children and gives the probe (else NULL); its fd turns readable when
- * the proof has answered; _finish (which may wait for the rest, at most
- * the proof's timeout) fills ret and frees the probe; _abort kills and
- * reaps its children. -ENOMEM only. */
+ * children and gives the probe (else NULL); its fds (1 or 2) turn
+ * readable when each part has answered; _finish fills ret and frees the
+ * probe, waiting for what has not answered yet up to
+ * TNS_VDSO_PROOF_TIMEOUT_MS after the start in all (then the
+ * call-through); _abort kills and reaps its children. -ENOMEM only. */
+#define TNS_VDSO_PROOF_TIMEOUT_MS 3000
 struct tns_vdso_probe;
 int tns_vdso_direct_probe_start(const struct tns_vdso_host *h, struct tns_vdso_direct *ret,
                                 struct tns_vdso_probe **ret_probe);
-int tns_vdso_direct_probe_fd(const struct tns_vdso_probe *p);
+unsigned tns_vdso_direct_probe_fds(const struct tns_vdso_probe *p, int ret[2]);
 void tns_vdso_direct_probe_finish(struct tns_vdso_probe *p, struct tns_vdso_direct *ret);
 void tns_vdso_direct_probe_abort(struct tns_vdso_probe *p);
 

@@ -33,7 +33,7 @@ struct tns_vdso_host {
          * replace (lib/core/vdso-stub.h): it has one, and is at least as
          * long by its symbol's size. */
         uint32_t stubbable;
-        struct tns_vdso_direct direct; /* the direct read path, as proven at init */
+        struct tns_vdso_direct direct; /* the direct read path, as proven (call-through until then) */
 };
 
 /* -ENOENT if this process has no vDSO (vdso=0) or the image is unusable.

@@ -169,7 +169,8 @@ struct tns_supervisor {
         /* Its direct path's proof while it runs (supervisor.c), and the
          * source that hears its answer. */
         struct tns_vdso_probe *vdso_probe;
-        sd_event_source *vdso_probe_src;
+        sd_event_source *vdso_probe_src[2];
+        sd_event_source *vdso_probe_timer;
         struct exec_trace *execs;
         unsigned n_execs;
         struct exec_trace *exec_to_hold; /* begun by the call being served: held after its reply */

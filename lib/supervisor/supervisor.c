@@ -826,29 +826,60 @@ static void vdso_proven(struct tns_supervisor *s) {
         snprintf(s->stats.vdso_reads, sizeof(s->stats.vdso_reads), "%s", tns_vdso_direct_path(&h->direct));
 }
 
-/* The proof's answer, when it is needed before its fd told us (an exec's
- * parameter page): waits for the rest of it. */
+static void vdso_probe_sources_free(struct tns_supervisor *s) {
+        for (size_t i = 0; i < ELEMENTSOF(s->vdso_probe_src); i++)
+                s->vdso_probe_src[i] = sd_event_source_disable_unref(s->vdso_probe_src[i]);
+        s->vdso_probe_timer = sd_event_source_disable_unref(s->vdso_probe_timer);
+}
+
+/* The proof's answer: at once when it has answered, else waited for (an
+ * exec's parameter page needs it), at most until the proof's deadline. */
 const struct tns_vdso_host *supervisor_vdso(struct tns_supervisor *s) {
         if (s->vdso_probe) {
-                s->vdso_probe_src = sd_event_source_disable_unref(s->vdso_probe_src);
+                vdso_probe_sources_free(s);
                 tns_vdso_direct_probe_finish(TAKE_PTR(s->vdso_probe), &s->vdso->direct);
                 vdso_proven(s);
         }
         return s->vdso;
 }
 
+void tns_supervisor_settle_vdso(struct tns_supervisor *s) {
+        (void) supervisor_vdso(s);
+}
+
+/* One part of the proof answered (or its child died): once every part
+ * has, the answer is read without a wait. */
 static int on_vdso_proof(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        struct tns_supervisor *s = userdata;
+        bool waiting = false;
+
+        for (size_t i = 0; i < ELEMENTSOF(s->vdso_probe_src); i++) {
+                if (s->vdso_probe_src[i] == src)
+                        (void) sd_event_source_set_enabled(src, SD_EVENT_OFF);
+                else if (s->vdso_probe_src[i])
+                        waiting = waiting || sd_event_source_get_enabled(s->vdso_probe_src[i], NULL) > 0;
+        }
+        if (!waiting)
+                (void) supervisor_vdso(s);
+        return 0;
+}
+
+/* A child that never answers: killed at the deadline, the call-through. */
+static int on_vdso_proof_timeout(sd_event_source *src, uint64_t usec, void *userdata) {
         (void) supervisor_vdso(userdata);
         return 0;
 }
 
 /* Our image for this host. The proof of its direct path takes tens of
  * milliseconds, which every restart would wait for before its first
- * answer: it runs in the background, and until it answers (or an exec's
- * parameter page needs it) images are set up for the call-through. */
+ * answer: its children run while timensd serves. Whatever fills a
+ * parameter page (an exec's marker call, the blob, an attach) takes
+ * supervisor_vdso() and so waits for the answer first: no image is ever
+ * set up from a proof not finished. */
 static void setup_vdso(struct tns_supervisor *s) {
         _cleanup_free_ struct tns_vdso_host *h = calloc(1, sizeof(*h));
-        int r;
+        int fds[2], r;
+        unsigned n;
 
         if (!h)
                 return;
@@ -860,11 +891,17 @@ static void setup_vdso(struct tns_supervisor *s) {
         s->vdso = TAKE_PTR(h);
         s->image = &s->vdso->image;
         (void) tns_vdso_direct_probe_start(s->vdso, &s->vdso->direct, &s->vdso_probe);
-        if (s->vdso_probe && sd_event_add_io(s->event, &s->vdso_probe_src, tns_vdso_direct_probe_fd(s->vdso_probe),
-                                             EPOLLIN, on_vdso_proof, s) < 0)
-                (void) supervisor_vdso(s); /* no source: now, then */
-        if (!s->vdso_probe)
+        if (!s->vdso_probe) {
                 vdso_proven(s);
+                return;
+        }
+        n = tns_vdso_direct_probe_fds(s->vdso_probe, fds);
+        r = sd_event_add_time_relative(s->event, &s->vdso_probe_timer, CLOCK_MONOTONIC,
+                                       TNS_VDSO_PROOF_TIMEOUT_MS * UINT64_C(1000), 0, on_vdso_proof_timeout, s);
+        for (unsigned i = 0; r >= 0 && i < n; i++)
+                r = sd_event_add_io(s->event, &s->vdso_probe_src[i], fds[i], EPOLLIN, on_vdso_proof, s);
+        if (r < 0)
+                (void) supervisor_vdso(s); /* no sources: now, then */
 }
 
 const struct tns_page_store *supervisor_pages(struct tns_supervisor *s) {
@@ -960,7 +997,7 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         /* After the namespaces, whose files it holds. */
         tns_page_store_done(&s->pages);
         seccomp_notify_free(s->req, s->resp);
-        s->vdso_probe_src = sd_event_source_disable_unref(s->vdso_probe_src);
+        vdso_probe_sources_free(s);
         tns_vdso_direct_probe_abort(TAKE_PTR(s->vdso_probe));
         if (s->vdso) {
                 tns_vdso_host_done(s->vdso);
@@ -1053,7 +1090,6 @@ void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_i
 }
 
 const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s) {
-        (void) supervisor_vdso(s); /* which path images read through: proven */
         s->stats.namespaces = tns_supervisor_count_namespaces(s);
         return &s->stats;
 }

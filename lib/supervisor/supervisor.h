@@ -254,6 +254,10 @@ int tns_supervisor_restore_state(struct tns_supervisor *s, const struct tns_stat
                                  struct tns_restore_report *ret);
 
 const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s);
+/* Waits for the proof of the vDSO's direct path (started with the
+ * supervisor, finished in the background) if it is still running: for a
+ * report of the path images read through (stats' "reads"). */
+void tns_supervisor_settle_vdso(struct tns_supervisor *s);
 
 /* Whether pid maps the vDSO image of one of our namespaces (known by the
  * file's device and inode, not its name): a program exec'd under one of
