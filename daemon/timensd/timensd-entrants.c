@@ -60,6 +60,8 @@ struct parent_check {
 
 struct entrants {
         struct manager *m;
+        enum entrants_mode mode;
+        sd_event_source *start; /* the deferred start of the watch */
         uint32_t own_pidns; /* the host's: never watched */
         struct watched watched[MAX_WATCHED];
         unsigned n_watched;
@@ -374,32 +376,34 @@ static void stop_proc_connector(struct entrants *e) {
         e->nl = NULL;
 }
 
-int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants **ret) {
-        _cleanup_free_ struct entrants *e = calloc(1, sizeof(*e));
-        int r;
+/* The pid namespaces adopted before the BPF program was loaded. */
+static void watch_all(struct entrants *e) {
+        for (unsigned i = 0; i < e->n_watched; i++)
+                if (bpf_map__update_elem(e->skel->maps.supervised_pidns, &e->watched[i].pidns,
+                                         sizeof(e->watched[i].pidns), &e->watched[i].ns_id,
+                                         sizeof(e->watched[i].ns_id), 0) < 0)
+                        tns_log_errno(&e->m->log, LOG_WARNING, errno,
+                                      "Failed to watch pid namespace %u for entrants: %m", e->watched[i].pidns);
+}
 
-        if (mode == ENTRANTS_OFF)
-                return 0;
-        if (!e)
-                return -ENOMEM;
-        e->m = m;
-        r = pidns_of(getpid(), &e->own_pidns);
-        if (r < 0)
-                return r;
-        r = -EOPNOTSUPP;
-        if (mode != ENTRANTS_PROC) {
+static int start_watch(struct entrants *e) {
+        struct manager *m = e->m;
+        int r = -EOPNOTSUPP;
+
+        if (e->mode != ENTRANTS_PROC) {
                 r = start_bpf(e);
-                if (r >= 0)
+                if (r >= 0) {
+                        watch_all(e);
                         tns_log(&m->log, LOG_INFO, "Watching execs for entrants with BPF (sched_process_exec)");
-                else {
+                } else {
                         stop_bpf(e);
                         tns_log_errno(&m->log, LOG_WARNING, r,
                                       "Failed to load the BPF exec watch (%m): entrants (runc exec, nsenter) are "
                                       "attached after their exec, through the proc connector%s",
-                                      mode == ENTRANTS_BPF ? "" : ", and may read the host's clocks first");
+                                      e->mode == ENTRANTS_BPF ? "" : ", and may read the host's clocks first");
                 }
         }
-        if (r < 0 && mode != ENTRANTS_BPF) {
+        if (r < 0 && e->mode != ENTRANTS_BPF) {
                 r = start_proc_connector(e);
                 if (r < 0) {
                         stop_proc_connector(e);
@@ -409,8 +413,44 @@ int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants *
                 tns_log(&m->log, LOG_INFO,
                         "Watching execs for entrants with the proc connector (after their exec: racy)");
         }
+        return r;
+}
+
+static int on_start(sd_event_source *src, void *userdata) {
+        struct entrants *e = userdata;
+
+        e->start = sd_event_source_disable_unref(e->start);
+        (void) start_watch(e);
+        return 0;
+}
+
+/* Loading the BPF program (its BTF relocations: 10 to 25 ms) is kept off
+ * a restart's way to its first answer: the watch starts once the event
+ * loop has nothing else to do, and pid namespaces adopted meanwhile (the
+ * restore's) are remembered and watched then. Entrants that exec in
+ * between are missed, as they are while no timensd runs. */
+int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants **ret) {
+        _cleanup_free_ struct entrants *e = calloc(1, sizeof(*e));
+        int r;
+
+        if (mode == ENTRANTS_OFF)
+                return 0;
+        if (!e)
+                return -ENOMEM;
+        e->m = m;
+        e->mode = mode;
+        r = pidns_of(getpid(), &e->own_pidns);
         if (r < 0)
                 return r;
+        r = sd_event_add_defer(m->event, &e->start, on_start, e);
+        if (r >= 0)
+                r = sd_event_source_set_priority(e->start, SD_EVENT_PRIORITY_IDLE);
+        if (r < 0) {
+                e->start = sd_event_source_disable_unref(e->start);
+                r = start_watch(e);
+                if (r < 0)
+                        return r;
+        }
         tns_registry_set_adopted_callback(m->registry, on_adopted, e);
         *ret = TAKE_PTR(e);
         return 0;
@@ -420,6 +460,7 @@ struct entrants *entrants_free(struct entrants *e) {
         if (!e)
                 return NULL;
         tns_registry_set_adopted_callback(e->m->registry, NULL, NULL);
+        e->start = sd_event_source_disable_unref(e->start);
         for (size_t i = 0; i < ELEMENTSOF(e->checks); i++)
                 check_free(&e->checks[i]);
         stop_bpf(e);
