@@ -380,8 +380,8 @@ static void stop_proc_connector(struct entrants *e) {
 static void watch_all(struct entrants *e) {
         for (unsigned i = 0; i < e->n_watched; i++)
                 if (bpf_map__update_elem(e->skel->maps.supervised_pidns, &e->watched[i].pidns,
-                                         sizeof(e->watched[i].pidns), &e->watched[i].ns_id,
-                                         sizeof(e->watched[i].ns_id), 0) < 0)
+                                         sizeof(e->watched[i].pidns), &e->watched[i].ns_id, sizeof(e->watched[i].ns_id),
+                                         0) < 0)
                         tns_log_errno(&e->m->log, LOG_WARNING, errno,
                                       "Failed to watch pid namespace %u for entrants: %m", e->watched[i].pidns);
 }
