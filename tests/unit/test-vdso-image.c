@@ -998,6 +998,12 @@ TEST(direct_reads_past_a_kernel_time_namespace_page) {
         EXPECT_EQ(ts.tv_sec, 1001);
         EXPECT_EQ(ts.tv_nsec, 999999999);
         EXPECT_EQ(((time_fn) M.o[TNS_VDSO_TIME])(NULL), 1001);
+        /* A sub-second offset: time() carries from the coarse
+         * nanoseconds, read past the namespace's page too. */
+        set_offsets(0, 0, NSEC / 2);
+        EXPECT_EQ(((time_fn) M.o[TNS_VDSO_TIME])(NULL), 1001);
+        set_offsets(0, 0, -NSEC / 2);
+        EXPECT_EQ(((time_fn) M.o[TNS_VDSO_TIME])(NULL), 1000);
         EXPECT_EQ(through_calls, 0);
 
         /* Not proven (no delta): the call-through, for every clock. */

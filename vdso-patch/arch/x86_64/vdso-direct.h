@@ -91,8 +91,8 @@ static DIRECT_INLINE const struct tns_kvdso_clock *direct_clock_data(int cs) {
  * clock_data[] is direct_timens_delta further, as the kernel's
  * do_hres_timens() finds it. If *vc is such a page, *kns becomes it and
  * *vc the kernel's data; false if that is not proven by timensd (delta
- * 0): the call-through answers. Only the slow paths look: a process
- * outside such a namespace never pays for it. */
+ * 0): the call-through answers. The straight paths look first: the clock
+ * mode is in the cache line of the sequence they load anyway. */
 static DIRECT_INLINE bool direct_timens_pass(const struct tns_kvdso_clock **vc, const struct tns_kvdso_clock **kns) {
         int64_t d;
 
@@ -253,15 +253,14 @@ static DIRECT_INLINE bool direct_hres_fast_at(const struct tns_kvdso_clock *vc, 
 }
 
 static DIRECT_INLINE bool direct_hres_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        return direct_hres_fast_at(direct_hres_clock(clock), NULL, clock, c, ts);
-}
-
-/* The straight path of a member under a kernel time namespace, where
- * direct_hres_fast() found its page (for the slow path to try first). */
-static DIRECT_INLINE bool direct_hres_timens_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
         const struct tns_kvdso_clock *vc = direct_hres_clock(clock), *kns = NULL;
 
-        return direct_timens_pass(&vc, &kns) && kns && direct_hres_fast_at(vc, kns, clock, c, ts);
+        /* Every `timensctl run` command is under a kernel time namespace
+         * of its own: its page is passed by here, where the sequence's
+         * cache line is loaded anyway, not after a failed attempt. */
+        if (unlikely(!direct_timens_pass(&vc, &kns)))
+                return false;
+        return direct_hres_fast_at(vc, kns, clock, c, ts);
 }
 
 /* The same with the retry loop, for a writer in progress on either page;
@@ -381,13 +380,16 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
  * caller must take direct_coarse() (a writer in progress, a page to
  * check) — as a tail call, so that nothing is saved here. */
 static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE), *kns = NULL;
         const struct tns_offsets_page *p = &tns_offsets_page;
         uint32_t seq, oseq;
         uint64_t sec, ns;
         struct split off;
 
-        if (unlikely(!direct_page_ok()))
+        /* A coarse read is a few loads: passing by a kernel time
+         * namespace's page here (its clock_mode shares the sequence's
+         * cache line) costs less than a second attempt. */
+        if (unlikely(!direct_page_ok()) || unlikely(!direct_timens_pass(&vc, &kns)))
                 return false;
         seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
@@ -401,6 +403,8 @@ static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, 
         if (unlikely(((seq | oseq) & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
                      __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
                 return false;
+        if (unlikely(kns != NULL))
+                direct_timens_offset(kns, clock, &sec, &ns);
         direct_store(ts, sec, ns, off);
         return true;
 }
@@ -458,13 +462,15 @@ coarse:
 
 /* False: the caller takes direct_time_slow(), then the call-through. */
 static DIRECT_INLINE bool direct_time(long *ret) {
-        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE);
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE), *kns = NULL;
         const struct tns_offsets_page *p = &tns_offsets_page;
         uint32_t oseq, seq;
         int64_t osec, onsec;
         uint64_t sec, ns;
 
-        if (unlikely(!direct_page_ok()))
+        /* Under a kernel time namespace, the kernel's own data further on
+         * (REALTIME has no offset there: kns is not needed). */
+        if (unlikely(!direct_page_ok()) || unlikely(!direct_timens_pass(&vc, &kns)))
                 return false;
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
         if (unlikely(direct_rated(p)))
@@ -472,8 +478,6 @@ static DIRECT_INLINE bool direct_time(long *ret) {
         osec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_sec, __ATOMIC_RELAXED);
         onsec = __atomic_load_n(&p->clocks[TNS_CLASS_REALTIME].offset_nsec, __ATOMIC_RELAXED);
         if (likely(onsec == 0)) {
-                if (unlikely(__atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) == TNS_VCLOCK_MODE_TIMENS))
-                        return false;
                 sec = __atomic_load_n(&vc->basetime[CLOCK_REALTIME].sec, __ATOMIC_RELAXED);
                 __atomic_thread_fence(__ATOMIC_ACQUIRE);
                 if (unlikely((oseq & 1) || __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))

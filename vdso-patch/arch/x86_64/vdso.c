@@ -383,8 +383,7 @@ static NOINLINE long callthrough_time(long *t) {
  * and whenever the direct path declines. Out of line, the call-through
  * costs the direct path no saved registers. */
 static NOINLINE int hres_clock_gettime_slow(int clock, struct vdso_timespec *ts) {
-        if (likely(direct_hres_timens_fast(clock, clock_how(clock) - 1, ts)) ||
-            likely(direct_hres(clock, clock_how(clock) - 1, ts)))
+        if (likely(direct_hres(clock, clock_how(clock) - 1, ts)))
                 return 0;
         return callthrough_clock_gettime(clock, ts);
 }
