@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/kcmp.h>
 
 #include "proc-util.h"
 #include "util.h"
@@ -102,6 +106,10 @@ int tns_proc_auxv(pid_t pid, uint64_t type, uint64_t *ret) {
         return -ENOENT;
 }
 
+bool tns_proc_shares_vm(pid_t a, pid_t b) {
+        return a > 0 && b > 0 && syscall(SYS_kcmp, a, b, KCMP_VM, 0, 0) == 0;
+}
+
 int tns_proc_open_mem(pid_t pid) {
         char path[64];
         int fd;
@@ -150,14 +158,25 @@ int tns_proc_for_each_child(pid_t tgid, int (*fn)(pid_t child, void *userdata), 
         return 0;
 }
 
-int tns_proc_has_mapping(pid_t pid, const char *needle) {
-        _cleanup_(fclosep) FILE *f = NULL;
-        char path[64], line[512];
+/* /proc/PID/maps, for a read line by line: -ESRCH if PID is gone. */
+static int open_maps(pid_t pid, FILE **ret) {
+        char path[64];
 
         snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-        f = fopen(path, "re");
-        if (!f)
+        *ret = fopen(path, "re");
+        if (!*ret)
                 return errno == ENOENT ? -ESRCH : negative_errno();
+        return 0;
+}
+
+int tns_proc_has_mapping(pid_t pid, const char *needle) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char line[512];
+        int r;
+
+        r = open_maps(pid, &f);
+        if (r < 0)
+                return r;
         while (fgets(line, sizeof(line), f))
                 if (strstr(line, needle))
                         return 1;
@@ -166,12 +185,12 @@ int tns_proc_has_mapping(pid_t pid, const char *needle) {
 
 int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino) {
         _cleanup_(fclosep) FILE *f = NULL;
-        char path[64], line[512];
+        char line[512];
+        int r;
 
-        snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-        f = fopen(path, "re");
-        if (!f)
-                return errno == ENOENT ? -ESRCH : negative_errno();
+        r = open_maps(pid, &f);
+        if (r < 0)
+                return r;
         while (fgets(line, sizeof(line), f)) {
                 unsigned long lo, hi, off, ino;
 
@@ -186,24 +205,26 @@ int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uin
         return -ENOENT;
 }
 
-int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start) {
+int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start, uint64_t *ret_end) {
         _cleanup_(fclosep) FILE *f = NULL;
-        char path[64], line[512];
+        char line[512];
+        int r;
 
-        snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-        f = fopen(path, "re");
-        if (!f)
-                return errno == ENOENT ? -ESRCH : negative_errno();
+        r = open_maps(pid, &f);
+        if (r < 0)
+                return r;
         while (fgets(line, sizeof(line), f)) {
-                unsigned long lo;
+                unsigned long lo, hi;
                 int at = 0;
 
                 /* "lo-hi perms offset dev inode" then spaces and the path. */
-                if (sscanf(line, "%lx-%*x %*s %*x %*x:%*x %*u %n", &lo, &at) < 1 || at == 0)
+                if (sscanf(line, "%lx-%lx %*s %*x %*x:%*x %*u %n", &lo, &hi, &at) < 2 || at == 0)
                         continue;
                 line[strcspn(line, "\n")] = '\0';
                 if (strcmp(line + at, name) == 0) {
                         *ret_start = lo;
+                        if (ret_end)
+                                *ret_end = hi;
                         return 0;
                 }
         }
@@ -229,7 +250,8 @@ int tns_proc_parse_maps_line(const char *line, uint64_t *ret_start, uint64_t *re
 int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t dev, uint64_t ino, void *userdata),
                                void *userdata, uint64_t *ret_addr, void **ret_match) {
         _cleanup_(fclosep) FILE *f = NULL;
-        char path[64], line[512], field[32];
+        char line[512], field[32];
+        int r;
         bool whole = true;
 
         /* The offset as show_map_vma() prints it: a cheap filter before
@@ -237,10 +259,9 @@ int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t 
          * (a JVM has hundreds of lines, and this runs per trapped call of
          * a process that moved namespace). */
         snprintf(field, sizeof(field), " %08" PRIx64 " ", offset);
-        snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-        f = fopen(path, "re");
-        if (!f)
-                return errno == ENOENT ? -ESRCH : negative_errno();
+        r = open_maps(pid, &f);
+        if (r < 0)
+                return r;
         while (fgets(line, sizeof(line), f)) {
                 uint64_t lo, off, ino;
                 bool starts = whole;

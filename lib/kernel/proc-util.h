@@ -2,6 +2,7 @@
 /* What the supervisor reads about a target from /proc. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,6 +32,10 @@ int tns_proc_status_parse(const char *text, struct tns_proc_status *ret);
  * program did to its stack since): 0, -ENOENT if there is none, -errno. */
 int tns_proc_auxv(pid_t pid, uint64_t type, uint64_t *ret);
 
+/* Whether processes a and b share their memory (kcmp KCMP_VM): a vfork
+ * or CLONE_VM child and its parent. */
+bool tns_proc_shares_vm(pid_t a, pid_t b);
+
 /* /proc/PID/mem opened for reading and writing: the process's memory as it
  * is at the open (the fd stays with that mm, whatever PID becomes), and
  * writes that reach its read-only private mappings (FOLL_FORCE makes a
@@ -52,11 +57,12 @@ int tns_proc_has_mapping(pid_t pid, const char *needle);
  * file: never proof of what the file is (tns_proc_find_file_mapping). */
 int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino);
 
-/* The start of the kernel's special mapping `name` ("[vdso]", "[vvar]") in
- * /proc/PID/maps: a line whose path is exactly name, which a process
- * cannot forge (a file's path is absolute, a named anonymous mapping shows
- * as "[anon:...]"). 0, -ENOENT if none, or -errno. */
-int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start);
+/* The start and end (ret_end may be NULL) of the kernel's special mapping
+ * `name` ("[vdso]", "[vvar]") in /proc/PID/maps: a line whose path is
+ * exactly name, which a process cannot forge (a file's path is absolute,
+ * a named anonymous mapping shows as "[anon:...]"). 0, -ENOENT if none,
+ * or -errno. */
+int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start, uint64_t *ret_end);
 
 /* The start of the first mapping at file offset `offset` in /proc/PID/maps
  * whose file `match` accepts, judged by the device and inode the kernel

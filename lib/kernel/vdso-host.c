@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "vdso-elf.h"
 #include "inject.h"
+#include "proc-util.h"
 #include "vdso-host.h"
 #include "vdso-stub.h"
 
@@ -22,22 +24,17 @@ static const char *const fn_names[_TNS_VDSO_FN_MAX] = {
         [TNS_VDSO_GETRANDOM] = "__vdso_getrandom",
 };
 
-/* The size of this process's [vdso] mapping. */
+/* The size of this process's [vdso] mapping, which starts at base. */
 static int kernel_vdso_size(uint64_t base, uint64_t *ret) {
-        _cleanup_(fclosep) FILE *f = fopen("/proc/self/maps", "re");
-        char line[512];
+        uint64_t start, end;
+        int r = tns_proc_special_mapping(getpid(), "[vdso]", &start, &end);
 
-        if (!f)
-                return negative_errno();
-        while (fgets(line, sizeof(line), f)) {
-                unsigned long lo, hi;
-
-                if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
-                        *ret = hi - lo;
-                        return 0;
-                }
-        }
-        return -ENOENT;
+        if (r < 0)
+                return r;
+        if (start != base)
+                return -ENOENT;
+        *ret = end - start;
+        return 0;
 }
 
 /* Every `syscall` instruction of the kernel's vDSO: the first is borrowed

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
-#include <linux/kcmp.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -743,6 +742,13 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         struct tns_proc_status st;
         int r;
 
+        r = thread_group_of(req->pid, &st.tgid);
+        /* An exec's new program has the group's pid: nothing known of the
+         * old one holds for it (supervisor-first-call.c). */
+        if (kind == TRACE_EXEC)
+                supervisor_first_call_exec(s, (pid_t) req->pid, r < 0 ? (pid_t) req->pid : st.tgid);
+        if (r < 0)
+                return r;
         if (kind == TRACE_EXEC)
                 for (struct exec_trace *old = s->execs; old; old = old->next)
                         if (old->tid == (pid_t) req->pid && old->kind == TRACE_EXEC && !old->released) {
@@ -756,9 +762,6 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                         }
         if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
-        r = thread_group_of(req->pid, &st.tgid);
-        if (r < 0)
-                return r;
         /* Another thread of its program is in its exec, which kills this
          * one (de_thread) unless it fails first: not seized (see
          * supervisor_exec_in_flight()). */
@@ -800,22 +803,15 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
 }
 
 int supervisor_exec_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
-        pid_t tgid;
-
         if (!l->s->vdso)
                 return -EOPNOTSUPP; /* no vDSO on this host: nothing to replace or remove */
-        /* The new program has the group's pid: nothing known of the old
-         * one holds for it (supervisor-first-call.c). */
-        if (thread_group_of(req->pid, &tgid) < 0)
-                tgid = req->pid;
-        supervisor_first_call_exec(l->s, req->pid, tgid);
         return trace_begin(l, req, ns, TRACE_EXEC, 0, TNS_NSOP_UNSHARE);
 }
 
 static bool shares_memory_with_parent(pid_t tid) {
         struct tns_proc_status st;
 
-        return tns_proc_status(tid, &st) >= 0 && st.ppid > 0 && syscall(SYS_kcmp, st.tgid, st.ppid, KCMP_VM, 0, 0) == 0;
+        return tns_proc_status(tid, &st) >= 0 && tns_proc_shares_vm(st.tgid, st.ppid);
 }
 
 int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns, enum tns_nsop op) {

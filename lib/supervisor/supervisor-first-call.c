@@ -15,7 +15,6 @@
  * program with our image (the usual case: its marker call came first)
  * goes on at once. */
 #include <errno.h>
-#include <linux/kcmp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,12 +44,6 @@ static bool injected_lately(const struct tns_supervisor *s, pid_t tid) {
         return false;
 }
 
-/* A process made with CLONE_VM but not as a thread shares the memory
- * without being counted in Threads: its parent is the usual one. */
-static bool shares_memory_with_parent(pid_t pid, pid_t ppid) {
-        return ppid > 0 && syscall(SYS_kcmp, pid, ppid, KCMP_VM, 0, 0) == 0;
-}
-
 /* A thread that is not its group's leader has a sibling (a runtime that
  * sets each new thread's pointer this way), so nothing is changed under
  * it; pidfd_open() says so in a microsecond. */
@@ -74,12 +67,13 @@ int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *re
                 return TNS_REPLY_CONTINUE;
         /* Its kernel vDSO: the mapping the kernel names so (the auxv, even
          * the kernel's copy, is the program's to change: PR_SET_MM_MAP). */
-        if (tns_proc_special_mapping(req->pid, "[vdso]", &base) < 0)
+        if (tns_proc_special_mapping(req->pid, "[vdso]", &base, NULL) < 0)
                 return TNS_REPLY_CONTINUE;
         /* Another thread could be in the vDSO's code as it changes: only a
          * program whose one thread is the caller (always so at its start),
-         * sharing its memory with no other process. */
-        if (tns_proc_status(req->pid, &st) < 0 || st.threads != 1 || shares_memory_with_parent(req->pid, st.ppid)) {
+         * sharing its memory with no other process (a CLONE_VM child is
+         * not counted in Threads: its parent is the usual sharer). */
+        if (tns_proc_status(req->pid, &st) < 0 || st.threads != 1 || tns_proc_shares_vm(req->pid, st.ppid)) {
                 tns_log_full(&s->log, LOG_DEBUG, 0, &ctx,
                              "A program with threads, or sharing its memory, and without our vDSO keeps the kernel's");
                 return TNS_REPLY_CONTINUE;

@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc-util.h"
 #include "vdso-elf.h"
 #include "vdso-stub.h"
 
@@ -75,25 +76,6 @@ static unsigned long kernel_vdso(void) {
         return r;
 }
 
-/* The size of the [vdso] mapping at base. */
-static int vdso_size(unsigned long base, uint64_t *ret) {
-        FILE *f = fopen("/proc/self/maps", "re");
-        char line[512];
-        int r = -1;
-
-        while (f && r < 0 && fgets(line, sizeof(line), f)) {
-                unsigned long lo, hi;
-
-                if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
-                        *ret = hi - lo;
-                        r = 0;
-                }
-        }
-        if (f)
-                fclose(f);
-        return r;
-}
-
 /* Whether the kernel's vDSO at base had its clock_gettime turned into a
  * syscall stub (supervisor-first-call.c): the syscall path, not the host's
  * clock. */
@@ -102,8 +84,9 @@ static bool stubbed(unsigned long base) {
         struct tns_vdso_elf e;
         uint64_t at, size;
 
-        if (vdso_size(base, &size) < 0)
+        if (tns_proc_special_mapping(getpid(), "[vdso]", &at, &size) < 0 || at != base)
                 return false;
+        size -= at;
         if (tns_vdso_elf_parse((const void *) base, size, &e) < 0 ||
             tns_vdso_elf_lookup(&e, "__vdso_clock_gettime", NULL, &at) < 0 ||
             tns_vdso_stub_bytes(TNS_VDSO_CLOCK_GETTIME, want) < 0)
