@@ -163,6 +163,12 @@ print(min(out))'
         # The stubs make syscalls strace sees, answered shifted.
         run -0 tns run --realtime +3650d -- strace -qq -e trace=clock_gettime "$HELPERS/clockprobe" --vdso --sec realtime
         [[ "$output" == *"clock_gettime(CLOCK_REALTIME"* ]] || fail "no clock_gettime seen by strace: $output"
+        # The forged marker call again, by an unprivileged member with no
+        # capabilities (last: a checkout nobody cannot read skips it).
+        requires_setpriv
+        "${NOBODY[@]}" test -x "$HELPERS/marker-forge" || skip "nobody cannot run the helpers in this checkout"
+        assert_ten_years_ahead "${NOBODY[@]}" "${st[@]}" "$HELPERS/marker-forge" "$HELPERS/clockprobe" --vdso \
+                --sec realtime
 }
 
 @test "a program gdb runs reads shifted clocks through its vDSO, and gdb works" {
