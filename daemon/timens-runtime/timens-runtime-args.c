@@ -15,6 +15,24 @@ static const char *const global_values[] = {"root", "log",      "log-format",   
                                             "criu", "rootless", "cgroup-manager"};
 /* Options of create and run that take a value. */
 static const char *const command_values[] = {"bundle", "b", "console-socket", "pid-file", "preserve-fds"};
+/* Options of exec that take a value (runc's and crun's). */
+static const char *const exec_values[] = {"console-socket",
+                                          "cwd",
+                                          "env",
+                                          "e",
+                                          "user",
+                                          "u",
+                                          "additional-gids",
+                                          "g",
+                                          "process",
+                                          "p",
+                                          "pid-file",
+                                          "process-label",
+                                          "apparmor",
+                                          "cap",
+                                          "c",
+                                          "preserve-fds",
+                                          "cgroup"};
 
 /* The option's name (without dashes, up to '='), its length, and its
  * inline value or NULL. */
@@ -99,6 +117,29 @@ static void command_args(int argc, char **argv, int start, struct runtime_args *
         }
 }
 
+/* exec: the container id is the first argument that is not an option
+ * (the command to run follows it). */
+static void exec_args(int argc, char **argv, int start, struct runtime_args *a) {
+        for (int i = start; i < argc; i++) {
+                const char *value;
+                size_t len;
+                const char *name;
+
+                if (strcmp(argv[i], "--") == 0) {
+                        if (i + 1 < argc)
+                                a->id = argv[i + 1];
+                        return;
+                }
+                if (argv[i][0] != '-' || argv[i][1] == '\0') {
+                        a->id = argv[i];
+                        return;
+                }
+                name = option_name(argv[i], &len, &value);
+                if (!value && in_list(name, len, exec_values, ELEMENTSOF(exec_values)))
+                        i++;
+        }
+}
+
 int runtime_args_parse(int argc, char **argv, struct runtime_args *ret, const struct tns_logger *log) {
         struct runtime_args a = {};
         int first, out = 1;
@@ -119,9 +160,12 @@ int runtime_args_parse(int argc, char **argv, struct runtime_args *ret, const st
 
                 if (argv[i][0] != '-' || argv[i][1] == '\0') {
                         a.command = argv[i];
+                        a.command_at = i;
                         a.edit = strcmp(a.command, "create") == 0 || strcmp(a.command, "run") == 0;
                         if (a.edit)
                                 command_args(a.argc, argv, i + 1, &a);
+                        else if (strcmp(a.command, "exec") == 0)
+                                exec_args(a.argc, argv, i + 1, &a);
                         break;
                 }
                 if (strcmp(argv[i], "--") == 0)

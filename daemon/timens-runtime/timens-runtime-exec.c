@@ -50,13 +50,12 @@ static bool is_self(const char *path) {
         return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int runtime_exec(const struct runtime_conf *c, struct runtime_args *a, const struct tns_logger *log) {
+int runtime_find(const struct runtime_conf *c, const struct runtime_args *a, char *path, const struct tns_logger *log) {
         const char *want = a->runtime ?: c->runtime;
-        char path[PATH_MAX], copy[PATH_MAX];
 
         if (strchr(want, '/')) {
-                snprintf(path, sizeof(path), "%s", want);
-        } else if (find(want, path, sizeof(path)) < 0) {
+                snprintf(path, PATH_MAX, "%s", want);
+        } else if (find(want, path, PATH_MAX) < 0) {
                 return tns_log_errno(log, LOG_ERR, ENOENT,
                                      "The runtime '%s' is not in PATH nor in /usr/sbin, /usr/bin: install it or set "
                                      "runtime= in runtime.conf to its path",
@@ -67,6 +66,12 @@ int runtime_exec(const struct runtime_conf *c, struct runtime_args *a, const str
                                      "The runtime to run is %s, which is timens-runtime itself: set runtime= to runc "
                                      "or crun",
                                      path);
+        return 0;
+}
+
+int runtime_exec(const char *path, struct runtime_args *a, const struct tns_logger *log) {
+        char copy[PATH_MAX];
+
         /* argv[0] as the runtime's own name: runc's messages start with it. */
         snprintf(copy, sizeof(copy), "%s", path);
         a->argv[0] = basename(copy);

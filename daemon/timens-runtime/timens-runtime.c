@@ -37,8 +37,9 @@ int main(int argc, char *argv[]) {
         const struct tns_logger log = {runtime_log_fn, &rl, LOG_INFO};
         struct runtime_args a;
         struct runtime_conf c;
+        char path[PATH_MAX];
         const char *conf_path;
-        int r;
+        int r, edited = 0;
 
         r = runtime_args_parse(argc, argv, &a, &log);
         if (r < 0)
@@ -55,8 +56,14 @@ int main(int argc, char *argv[]) {
         r = runtime_conf_load(conf_path ?: TNS_RUNTIME_CONF_PATH, conf_path != NULL, &c, &log);
         if (r < 0)
                 return EXIT_FAILURE;
-        if (a.edit && runtime_bundle_edit(&a, &c, &log) < 0)
+        if (a.edit) {
+                edited = runtime_bundle_edit(&a, &c, &log);
+                if (edited < 0)
+                        return EXIT_FAILURE;
+        }
+        if (runtime_find(&c, &a, path, &log) < 0)
                 return EXIT_FAILURE;
-        (void) runtime_exec(&c, &a, &log);
+        runtime_time_ns(path, &a, edited > 0, &log);
+        (void) runtime_exec(path, &a, &log);
         return EXIT_FAILURE;
 }

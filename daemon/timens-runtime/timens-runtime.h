@@ -22,9 +22,10 @@ struct runtime_args {
         const char *runtime; /* --timens-runtime; NULL: the configured one */
         bool help; /* --help alone, or --timens-help */
         const char *command; /* NULL if none */
+        int command_at; /* its index in argv: what comes before are the global options */
         bool edit; /* create or run: the bundle is edited first */
         const char *bundle; /* create/run: --bundle, or "." */
-        const char *id; /* create/run: the container id, or NULL */
+        const char *id; /* create/run/exec: the container id, or NULL */
         const char *log_path; /* --log FILE, or NULL */
         bool log_json; /* --log-format json */
 };
@@ -60,8 +61,21 @@ int runtime_conf_line(const char *line, struct runtime_conf *c, char *err, size_
  * the edit failed (then untouched as well). */
 int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf *c, const struct tns_logger *log);
 
-/* Execs the real runtime with a->argv; returns only on failure (logged). */
-int runtime_exec(const struct runtime_conf *c, struct runtime_args *a, const struct tns_logger *log);
+/* The real runtime's path into ret (PATH_MAX): -errno, logged. */
+int runtime_find(const struct runtime_conf *c, const struct runtime_args *a, char *ret, const struct tns_logger *log);
+
+/* Execs the runtime at path (runtime_find) with a->argv; returns only on
+ * failure (logged). */
+int runtime_exec(const char *path, struct runtime_args *a, const struct tns_logger *log);
+
+/* The kernel time namespace the container's processes run in
+ * (timens-runtime-timens.c): create/run of a container with settings
+ * (edited, or with annotations of ours) unshares a fresh one for the
+ * runtime's children; exec enters the container's. Never fatal: a
+ * kernel without time namespaces, or no right to make one, leaves the
+ * processes where they were (logged at debug level). */
+void runtime_time_ns(const char *runtime, const struct runtime_args *a, bool has_settings,
+                     const struct tns_logger *log);
 
 /* The logger: "timens-runtime: ..." on stderr, and errors also into the
  * runtime's --log file, in its --log-format (containerd's shim reports

@@ -29,6 +29,7 @@ _Static_assert(sizeof(struct kernel_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
 #define KERNEL_PIDFD_INFO_PID (1ULL << 0)
 #define KERNEL_PIDFD_INFO_CREDS (1ULL << 1)
 #define KERNEL_PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
+#define KERNEL_PIDFD_GET_TIME_NAMESPACE _IO(0xFF, 7)
 #define KERNEL_PIDFD_GET_INFO _IOWR(0xFF, 11, struct kernel_pidfd_info)
 
 /* A parent chain longer than this is not walked (pid_max is 4M, but no
@@ -172,12 +173,15 @@ int tns_pidfd_is_descendant(int pidfd, pid_t ancestor) {
         return r < 0 ? r : 0;
 }
 
-int tns_pidfd_mnt_ns(int pidfd) {
+/* The namespace of a process by the pidfd ioctl (Linux 6.11), or before
+ * by /proc/PID/ns/NAME, checked against the pidfd after the open: while
+ * the pidfd's process lives its pid is not reused. */
+static int pidfd_ns(int pidfd, unsigned long request, const char *name) {
         char path[64];
         pid_t pid;
         int fd;
 
-        fd = ioctl(pidfd, KERNEL_PIDFD_GET_MNT_NAMESPACE, 0);
+        fd = ioctl(pidfd, request, 0);
         if (fd >= 0)
                 return fd;
         if (errno != ENOTTY && errno != EINVAL && errno != EOPNOTSUPP)
@@ -185,7 +189,7 @@ int tns_pidfd_mnt_ns(int pidfd) {
         pid = tns_pidfd_pid(pidfd);
         if (pid <= 0)
                 return -ESRCH;
-        snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int) pid);
+        snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int) pid, name);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
@@ -194,6 +198,14 @@ int tns_pidfd_mnt_ns(int pidfd) {
                 return -ESRCH;
         }
         return fd;
+}
+
+int tns_pidfd_mnt_ns(int pidfd) {
+        return pidfd_ns(pidfd, KERNEL_PIDFD_GET_MNT_NAMESPACE, "mnt");
+}
+
+int tns_pidfd_time_ns(int pidfd) {
+        return pidfd_ns(pidfd, KERNEL_PIDFD_GET_TIME_NAMESPACE, "time");
 }
 
 int tns_ns_fd_same(int a, int b) {

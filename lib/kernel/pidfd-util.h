@@ -51,6 +51,9 @@ int tns_pidfd_is_descendant(int pidfd, pid_t ancestor);
  * Linux 6.11; /proc/PID/ns/mnt checked against the pidfd before). */
 int tns_pidfd_mnt_ns(int pidfd);
 
+/* The kernel time namespace the process is in, the same way (PIDFD_GET_TIME_NAMESPACE). */
+int tns_pidfd_time_ns(int pidfd);
+
 /* Whether two namespace fds name the same namespace: 1, 0 or -errno. */
 int tns_ns_fd_same(int a, int b);
 

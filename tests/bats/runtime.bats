@@ -280,6 +280,62 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
         true
 }
 
+# sleeper_bundle DIR ENV...: a bundle whose process sleeps, for exec.
+sleeper_bundle() {
+        env_bundle "$@"
+        oci_config_set "$1" 'c["process"]["args"] = ["sleep", "1000"]'
+}
+
+# time_ns PID: its kernel time namespace, as readlink shows it.
+time_ns() {
+        readlink "/proc/$1/ns/time"
+}
+
+@test "runtime: runc through the shim: a container with settings has a kernel time namespace of its own, runc exec enters it, timensctl show names it" {
+        requires_runtime runc
+        requires_kernel_timens
+        local host a b plain pid_a pid_b pid_p inode
+        host=$(time_ns self)
+        sleeper_bundle "$OCI_DIR/a" "${SETTINGS[@]}"
+        sleeper_bundle "$OCI_DIR/b" "${SETTINGS[@]}"
+        sleeper_bundle "$OCI_DIR/p"
+        shim --root "$OCI_DIR/runc-root" run -d --bundle "$OCI_DIR/a" id-a </dev/null >/dev/null 2>&1 || fail "run id-a"
+        shim --root "$OCI_DIR/runc-root" run -d --bundle "$OCI_DIR/b" id-b </dev/null >/dev/null 2>&1 || fail "run id-b"
+        shim --root "$OCI_DIR/runc-root" run -d --bundle "$OCI_DIR/p" id-p </dev/null >/dev/null 2>&1 || fail "run id-p"
+        pid_a=$(runc_ state id-a | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+        pid_b=$(runc_ state id-b | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+        pid_p=$(runc_ state id-p | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+        a=$(time_ns "$pid_a") b=$(time_ns "$pid_b") plain=$(time_ns "$pid_p")
+        [ "$a" != "$host" ] || fail "container id-a is in the host's time namespace $host"
+        [ "$b" != "$host" ] && [ "$b" != "$a" ] || fail "id-a $a, id-b $b, host $host: not distinct"
+        [ "$plain" = "$host" ] || fail "a container without settings was moved: $plain (host $host)"
+        # Seen from inside, by a process runc exec started, and by a
+        # process it forked.
+        run -0 shim --root "$OCI_DIR/runc-root" exec id-a readlink /proc/self/ns/time
+        [ "$output" = "$a" ] || fail "runc exec in id-a is in $output, the container in $a"
+        run -0 shim --root "$OCI_DIR/runc-root" exec id-a sh -c 'sleep 0 & readlink /proc/$!/ns/time; readlink /proc/1/ns/time'
+        [ "$output" = "$a"$'\n'"$a" ] || fail "in id-a: $output (want $a twice)"
+        run -0 shim --root "$OCI_DIR/runc-root" exec id-p readlink /proc/self/ns/time
+        [ "$output" = "$host" ] || fail "runc exec in id-p is in $output, the host in $host"
+        # The clocks are timens's, with the kernel namespace's zero offsets.
+        listing_of shim --root "$OCI_DIR/runc-root" exec id-a sh -c "$LISTING"
+        check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+        # timensd paired its namespace with it.
+        inode=${a#time:[}
+        inode=${inode%]}
+        run -0 tns show id-a
+        [[ "$output" == *"Kernel ns: time:[$inode]"* ]] || fail "show id-a: $output"
+        # A new timensd (SIGUSR2: the same socket, the state handed over)
+        # finds the pair again.
+        handover_daemon
+        run -0 tns show id-a
+        [[ "$output" == *"Kernel ns: time:[$inode]"* ]] || fail "show id-a after a handover: $output"
+        run -0 shim --root "$OCI_DIR/runc-root" exec id-a readlink /proc/self/ns/time
+        [ "$output" = "$a" ] || fail "runc exec in id-a after a handover is in $output, the container in $a"
+        runc_ kill id-a KILL; runc_ kill id-b KILL; runc_ kill id-p KILL
+        runc_ delete -f id-a; runc_ delete -f id-b; runc_ delete -f id-p
+}
+
 # ---------------------------------------------------------------- docker
 
 @test "docker: run --runtime timens -e TIMENS_*: every clock, /proc/uptime" {
@@ -370,6 +426,25 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
         [ "$(namespaces_left)" = 1 ] || fail "$(tns list)"
 }
 
+@test "docker: each container of --runtime timens has its own kernel time namespace; docker exec enters it" {
+        requires_docker
+        requires_kernel_timens
+        local host a b pa pb
+        host=$(time_ns self)
+        run -0 dk run -d --name id1 --network none --runtime timens -e TIMENS_MONOTONIC=+1d "$IMAGE" sleep 1000
+        run -0 dk run -d --name id2 --network none --runtime timens -e TIMENS_MONOTONIC=+1d "$IMAGE" sleep 1000
+        pa=$(dk inspect -f '{{.State.Pid}}' id1) pb=$(dk inspect -f '{{.State.Pid}}' id2)
+        a=$(time_ns "$pa") b=$(time_ns "$pb")
+        [ "$a" != "$host" ] && [ "$b" != "$host" ] && [ "$a" != "$b" ] || fail "id1 $a, id2 $b, host $host"
+        run -0 dk exec id1 sh -c 'readlink /proc/self/ns/time; readlink /proc/1/ns/time'
+        [ "$output" = "$a"$'\n'"$a" ] || fail "docker exec id1: $output (want $a twice)"
+        run -0 dk exec id2 readlink /proc/self/ns/time
+        [ "$output" = "$b" ] || fail "docker exec id2: $output (want $b)"
+        # ... and the exec'd process's clocks are the container's.
+        listing_of dk exec id1 sh -c "$LISTING"
+        check_listing 0 $((86400 * NSEC_PER_SEC)) 0
+}
+
 # ---------------------------------------------------------------- containerd
 
 @test "containerd: ctr run --runc-binary timens-runtime --env TIMENS_*: every clock, /proc/uptime" {
@@ -415,6 +490,20 @@ assert e[-1]["level"] == "error" and e[-1]["msg"].startswith("timens-runtime: Co
         run -0 ct tasks exec --fifo-dir "$CT_DIR/fifo" --exec-id e1 ct-exec cat /proc/uptime
         listing_of ct tasks exec --fifo-dir "$CT_DIR/fifo" --exec-id e2 ct-exec sh -c "$LISTING"
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+}
+
+@test "containerd: a container of the shim has its own kernel time namespace; ctr tasks exec enters it" {
+        requires_containerd
+        requires_kernel_timens
+        local host pid ns
+        host=$(time_ns self)
+        run -0 ct_run -d --runc-binary "$RUNTIME" --env TIMENS_MONOTONIC=+1d "$CT_IMAGE" ct-id sleep 1000
+        pid=$(ct tasks ls | awk '$1 == "ct-id" { print $2 }')
+        [ -n "$pid" ] || fail "no task ct-id: $(ct tasks ls)"
+        ns=$(time_ns "$pid")
+        [ "$ns" != "$host" ] || fail "ct-id is in the host's time namespace $host"
+        run -0 ct tasks exec --fifo-dir "$CT_DIR/fifo" --exec-id e1 ct-id readlink /proc/self/ns/time
+        [ "$output" = "$ns" ] || fail "ctr tasks exec: $output (want $ns)"
 }
 
 # The CRI runtime handler a RuntimeClass `timens` selects: containerd
@@ -466,6 +555,19 @@ PY
         run -0 pm run -d --name pex $(printf -- '-e %s ' "${SETTINGS[@]}") localhost/timens-bb sleep 1000
         listing_of pm exec pex sh -c "$LISTING"
         check_listing "$REAL_OFF_NS" "$MONO_OFF_NS" "$BOOT_OFF_NS"
+}
+
+@test "podman: a container of --runtime timens-runtime has its own kernel time namespace; podman exec enters it" {
+        requires_podman
+        requires_kernel_timens
+        local host pid ns
+        host=$(time_ns self)
+        run -0 pm run -d --name pid1 -e TIMENS_MONOTONIC=+1d localhost/timens-bb sleep 1000
+        pid=$(pm inspect -f '{{.State.Pid}}' pid1)
+        ns=$(time_ns "$pid")
+        [ "$ns" != "$host" ] || fail "pid1 is in the host's time namespace $host"
+        run -0 pm exec pid1 readlink /proc/self/ns/time
+        [ "$output" = "$ns" ] || fail "podman exec: $output (want $ns)"
 }
 
 @test "podman: --runtime timens-runtime with bad settings fails with the reason" {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,4 +80,34 @@ TEST(mount_namespace) {
         /* Ours is the host's in the test environment, or one of a user
          * namespace of some uid: either way the call answers. */
         EXPECT_EQ(tns_ns_fd_owner_uid(a, &owner), 0);
+}
+
+TEST(time_namespace) {
+        int fds[2];
+        _cleanup_close_ int fd = tns_pidfd_open(getpid()), own = -EBADF, a = -EBADF, b = -EBADF, other = -EBADF;
+        pid_t child;
+
+        ASSERT_TRUE(fd >= 0);
+        own = open("/proc/self/ns/time", O_RDONLY | O_CLOEXEC);
+        if (own < 0) {
+                /* A kernel without CONFIG_TIME_NS has no such file. */
+                EXPECT_TRUE(tns_pidfd_time_ns(fd) < 0);
+                return;
+        }
+        a = tns_pidfd_time_ns(fd);
+        ASSERT_TRUE(a >= 0);
+        EXPECT_EQ(tns_ns_fd_same(a, own), 1);
+        /* Another process's, and not after it is gone. */
+        ASSERT_EQ(pipe(fds), 0);
+        child = spawn_waiting(fds);
+        ASSERT_TRUE(child > 0);
+        other = tns_pidfd_open(child);
+        ASSERT_TRUE(other >= 0);
+        b = tns_pidfd_time_ns(other);
+        ASSERT_TRUE(b >= 0);
+        EXPECT_EQ(tns_ns_fd_same(a, b), 1);
+        close(fds[1]);
+        close(fds[0]);
+        ASSERT_EQ(waitpid(child, NULL, 0), child);
+        EXPECT_TRUE(tns_pidfd_time_ns(other) < 0);
 }

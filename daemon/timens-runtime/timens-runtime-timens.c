@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The kernel time namespace a container's processes run in. timens pairs
+ * each of its namespaces with a kernel time namespace, which gives it the
+ * kernel's identity: /proc/PID/ns/time, lsns -t time, setns and nsenter
+ * -T tell containers apart and name a container's processes alike
+ * (README, Nesting and identity). timensd pairs a container with the
+ * namespace its first process is in when that is not its own
+ * (supervisor_kns_pair_root); this file puts it there where the runtime
+ * makes none itself (runc 1.1 has no time namespace):
+ *
+ * - create/run of a container with settings: this process is the
+ *   runtime's, and single-threaded: unshare(CLONE_NEWTIME) makes a fresh
+ *   namespace (zero offsets: the clocks are timens's) for its children,
+ *   which is where runc init and so the container's processes are born.
+ *   A runtime that makes a time namespace of its own (linux.timeOffsets)
+ *   nests it in ours: the same clocks.
+ * - exec: the container's first process, by the OCI `state` command
+ *   (every runtime has it), names the namespace; setns moves this process
+ *   there, and with it the process the runtime starts in the container.
+ *
+ * Nothing here is fatal: without CONFIG_TIME_NS, or without the right to
+ * make or enter one (CAP_SYS_ADMIN), the processes stay where they were,
+ * with the clocks right and the host's identity (logged at debug level). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "json-util.h"
+#include "pidfd-util.h"
+#include "timens-runtime.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+/* A state answer is a few hundred bytes (id, pid, status, bundle,
+ * annotations); a container with many annotations stays well below. */
+#define STATE_MAX (256 * 1024)
+
+/* `RUNTIME [global options] state ID`'s stdout into buf (NUL-ended). The
+ * global options are the ones this command came with (--root, --log):
+ * the same runtime state. stderr goes to /dev/null: a container that is
+ * gone is not this command's error. */
+static int runtime_state(const char *runtime, const struct runtime_args *a, char *buf, size_t size) {
+        _cleanup_free_ char **argv = calloc((size_t) a->command_at + 3, sizeof(char *));
+        size_t len = 0;
+        int p[2], status, r = 0;
+        pid_t pid;
+
+        if (!argv)
+                return -ENOMEM;
+        argv[0] = (char *) runtime;
+        for (int i = 1; i < a->command_at; i++)
+                argv[i] = a->argv[i];
+        argv[a->command_at] = (char *) "state";
+        argv[a->command_at + 1] = (char *) a->id;
+        argv[a->command_at + 2] = NULL;
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return negative_errno();
+        pid = fork();
+        if (pid < 0) {
+                r = negative_errno();
+                close(p[0]), close(p[1]);
+                return r;
+        }
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+                if (dup2(p[1], STDOUT_FILENO) < 0 || null < 0 || dup2(null, STDERR_FILENO) < 0 ||
+                    dup2(null, STDIN_FILENO) < 0)
+                        _exit(127);
+                execv(runtime, argv);
+                _exit(127);
+        }
+        close(p[1]);
+        while (len + 1 < size) {
+                ssize_t n = read(p[0], buf + len, size - 1 - len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                len += (size_t) n;
+        }
+        if (len + 1 >= size) {
+                r = -E2BIG;
+                (void) kill(pid, SIGKILL);
+        }
+        close(p[0]);
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        if (r < 0)
+                return r;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return -ESRCH;
+        buf[len] = '\0';
+        return 0;
+}
+
+/* The pid of the container's first process, from the state's "pid". */
+static int container_pid(const char *runtime, const struct runtime_args *a, pid_t *ret) {
+        _cleanup_free_ char *buf = malloc(STATE_MAX);
+        _cleanup_json_ json_object *state = NULL;
+        json_object *pid;
+        int64_t v;
+        int r;
+
+        if (!buf)
+                return -ENOMEM;
+        r = runtime_state(runtime, a, buf, STATE_MAX);
+        if (r < 0)
+                return r;
+        state = json_tokener_parse(buf);
+        if (!state || !json_object_object_get_ex(state, "pid", &pid) || !json_object_is_type(pid, json_type_int))
+                return -EBADMSG;
+        v = json_object_get_int64(pid);
+        /* 0: a container that is stopped (or created without a process). */
+        if (v <= 0 || v > INT32_MAX)
+                return -ESRCH;
+        *ret = (pid_t) v;
+        return 0;
+}
+
+/* exec: into the container's namespace, if it is not ours already. */
+static int enter_container(const char *runtime, const struct runtime_args *a) {
+        _cleanup_close_ int pidfd = -EBADF, target = -EBADF, own = -EBADF;
+        pid_t pid;
+        int r;
+
+        r = container_pid(runtime, a, &pid);
+        if (r < 0)
+                return r;
+        /* By pidfd: the time namespace is the one of the process that the
+         * state named, not of a later process with its pid. */
+        pidfd = tns_pidfd_open(pid);
+        if (pidfd < 0)
+                return pidfd;
+        target = tns_pidfd_time_ns(pidfd);
+        if (target < 0)
+                return target;
+        own = open("/proc/self/ns/time", O_RDONLY | O_CLOEXEC);
+        if (own < 0)
+                return negative_errno();
+        r = tns_ns_fd_same(own, target);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        return setns(target, CLONE_NEWTIME) < 0 ? negative_errno() : 1;
+}
+
+void runtime_time_ns(const char *runtime, const struct runtime_args *a, bool has_settings,
+                     const struct tns_logger *log) {
+        int r;
+
+        if (!a->command || !a->id)
+                return;
+        if (a->edit && has_settings) {
+                if (unshare(CLONE_NEWTIME) < 0)
+                        tns_log_errno(log, LOG_DEBUG, errno,
+                                      "Container %s stays in this kernel time namespace (unshare: %m)", a->id);
+                return;
+        }
+        if (strcmp(a->command, "exec") != 0)
+                return;
+        r = enter_container(runtime, a);
+        if (r < 0)
+                tns_log_errno(log, LOG_DEBUG, r, "exec in %s: not entering its kernel time namespace: %m", a->id);
+}
