@@ -104,7 +104,7 @@ ALL_LIB_INC := $(LIB_LAYERS) proto
 LAYER_INC_daemon/timensd := $(ALL_LIB_INC) daemon/timensd
 LAYER_INC_daemon/timensctl := $(ALL_LIB_INC) daemon/timensctl
 LAYER_INC_contrib/oci-hook := lib/core proto lib/oci lib/client
-LAYER_INC_daemon/timens-runtime := lib/core lib/kernel lib/oci daemon/timens-runtime
+LAYER_INC_daemon/timens-runtime := lib/core proto lib/kernel lib/oci lib/client daemon/timens-runtime
 LAYER_INC_vdso-patch := lib/core
 # The include flags of the folder a source file is in (an unknown folder
 # is an error, so that a new one is placed in the graph on purpose).

@@ -118,7 +118,8 @@ static int check_agent_profile(json_object *config, char *err) {
         return 0;
 }
 
-int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf *c, const struct tns_logger *log) {
+int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf *c,
+                        char ret_name[static TNS_NS_NAME_MAX + 1], const struct tns_logger *log) {
         _cleanup_json_ json_object *config = NULL;
         struct tns_oci_env env;
         struct tns_oci_request req = {};
@@ -152,5 +153,9 @@ int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf 
         r = tns_oci_bundle_write(a->bundle, config, err);
         if (r < 0)
                 return tns_log_errno(log, LOG_ERR, r, "Container %s: %s", a->id ?: "?", err);
+        if (req.name[0])
+                snprintf(ret_name, TNS_NS_NAME_MAX + 1, "%s", req.name);
+        else
+                tns_oci_default_name(a->id, ret_name);
         return 1;
 }

@@ -12,6 +12,8 @@
  *   runtime's, and single-threaded: unshare(CLONE_NEWTIME) makes a fresh
  *   namespace (zero offsets: the clocks are timens's) for its children,
  *   which is where runc init and so the container's processes are born.
+ *   A container whose namespace of timensd has processes already (the
+ *   same name: they share their clocks) joins theirs instead (setns).
  *   A runtime that makes a time namespace of its own (linux.timeOffsets)
  *   nests it in ours: the same clocks.
  * - exec: the container's first process, by the OCI `state` command
@@ -32,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "json-util.h"
 #include "pidfd-util.h"
 #include "timens-runtime.h"
@@ -43,6 +46,9 @@
 /* A state answer is a few hundred bytes (id, pid, status, bundle,
  * annotations); a container with many annotations stays well below. */
 #define STATE_MAX (256 * 1024)
+
+/* How long create waits for timensd's answer on the namespace's pair. */
+#define JOIN_TIMEOUT_MS 2000
 
 /* `RUNTIME [global options] state ID`'s stdout into buf (NUL-ended). The
  * global options are the ones this command came with (--root, --log):
@@ -155,16 +161,39 @@ static int enter_container(const char *runtime, const struct runtime_args *a) {
         return setns(target, CLONE_NEWTIME) < 0 ? negative_errno() : 1;
 }
 
-void runtime_time_ns(const char *runtime, const struct runtime_args *a, bool has_settings,
+/* create/run: where the namespace's processes are (a container of the
+ * same name, or `timensctl run --name`), else a fresh namespace. timensd
+ * is asked briefly: a create must not wait on it (the hook starts it if
+ * it does not answer). */
+static void make_or_join(const struct runtime_conf *c, const char *name, const struct runtime_args *a,
+                         const struct tns_logger *log) {
+        _cleanup_client_ struct tns_client *client = NULL;
+        _cleanup_close_ int fd = -EBADF;
+
+        if (tns_client_connect(c->socket[0] ? c->socket : NULL, &client) >= 0) {
+                tns_client_set_timeout(client, JOIN_TIMEOUT_MS);
+                fd = tns_client_time_ns_fd(client, name, 0);
+        }
+        if (fd >= 0) {
+                if (setns(fd, CLONE_NEWTIME) == 0)
+                        return;
+                tns_log_errno(log, LOG_DEBUG, errno, "Container %s: not entering namespace %s's (setns: %m)", a->id,
+                              name);
+        }
+        if (unshare(CLONE_NEWTIME) < 0)
+                tns_log_errno(log, LOG_DEBUG, errno, "Container %s stays in this kernel time namespace (unshare: %m)",
+                              a->id);
+}
+
+void runtime_time_ns(const struct runtime_conf *c, const char *runtime, const struct runtime_args *a, const char *name,
                      const struct tns_logger *log) {
         int r;
 
         if (!a->command || !a->id)
                 return;
-        if (a->edit && has_settings) {
-                if (unshare(CLONE_NEWTIME) < 0)
-                        tns_log_errno(log, LOG_DEBUG, errno,
-                                      "Container %s stays in this kernel time namespace (unshare: %m)", a->id);
+        if (a->edit) {
+                if (name)
+                        make_or_join(c, name, a, log);
                 return;
         }
         if (strcmp(a->command, "exec") != 0)

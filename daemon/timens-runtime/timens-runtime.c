@@ -37,7 +37,7 @@ int main(int argc, char *argv[]) {
         const struct tns_logger log = {runtime_log_fn, &rl, LOG_INFO};
         struct runtime_args a;
         struct runtime_conf c;
-        char path[PATH_MAX];
+        char path[PATH_MAX], name[TNS_NS_NAME_MAX + 1] = "";
         const char *conf_path;
         int r, edited = 0;
 
@@ -57,13 +57,13 @@ int main(int argc, char *argv[]) {
         if (r < 0)
                 return EXIT_FAILURE;
         if (a.edit) {
-                edited = runtime_bundle_edit(&a, &c, &log);
+                edited = runtime_bundle_edit(&a, &c, name, &log);
                 if (edited < 0)
                         return EXIT_FAILURE;
         }
         if (runtime_find(&c, &a, path, &log) < 0)
                 return EXIT_FAILURE;
-        runtime_time_ns(path, &a, edited > 0, &log);
+        runtime_time_ns(&c, path, &a, edited > 0 ? name : NULL, &log);
         (void) runtime_exec(path, &a, &log);
         return EXIT_FAILURE;
 }

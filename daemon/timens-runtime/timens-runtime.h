@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "log.h"
+#include "ns-model.h" /* TNS_NS_NAME_MAX */
 
 #define RUNTIME_CONF_ENV "TIMENS_RUNTIME_CONFIG"
 
@@ -57,9 +58,10 @@ int runtime_conf_load(const char *path, bool must_exist, struct runtime_conf *c,
 int runtime_conf_line(const char *line, struct runtime_conf *c, char *err, size_t err_size);
 
 /* create/run: the bundle's settings into config.json. 0 if it has none
- * (untouched), 1 if edited, -errno (logged) if the settings are wrong or
+ * (untouched), 1 if edited (ret_name: the namespace's name in timensd), -errno (logged) if the settings are wrong or
  * the edit failed (then untouched as well). */
-int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf *c, const struct tns_logger *log);
+int runtime_bundle_edit(const struct runtime_args *a, const struct runtime_conf *c,
+                        char ret_name[static TNS_NS_NAME_MAX + 1], const struct tns_logger *log);
 
 /* The real runtime's path into ret (PATH_MAX): -errno, logged. */
 int runtime_find(const struct runtime_conf *c, const struct runtime_args *a, char *ret, const struct tns_logger *log);
@@ -70,11 +72,12 @@ int runtime_exec(const char *path, struct runtime_args *a, const struct tns_logg
 
 /* The kernel time namespace the container's processes run in
  * (timens-runtime-timens.c): create/run of a container with settings
- * (edited, or with annotations of ours) unshares a fresh one for the
- * runtime's children; exec enters the container's. Never fatal: a
- * kernel without time namespaces, or no right to make one, leaves the
- * processes where they were (logged at debug level). */
-void runtime_time_ns(const char *runtime, const struct runtime_args *a, bool has_settings,
+ * (name: its namespace's name in timensd, else NULL) enters the one the
+ * namespace's processes are in, else unshares a fresh one for the
+ * runtime's children; exec enters the container's. Never fatal: a kernel
+ * without time namespaces, or no right to make one, leaves the processes
+ * where they were (logged at debug level). */
+void runtime_time_ns(const struct runtime_conf *c, const char *runtime, const struct runtime_args *a, const char *name,
                      const struct tns_logger *log);
 
 /* The logger: "timens-runtime: ..." on stderr, and errors also into the

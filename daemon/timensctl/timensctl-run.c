@@ -333,37 +333,15 @@ static int start_supervisor(struct tns_client *daemon, const struct run_args *a,
         return 0;
 }
 
-/* --join as root: an fd of the kernel time namespace the joined namespace
- * is paired with (timensd's show names its inode, and its processes), for
- * the command to enter, so that all its processes show one
- * /proc/PID/ns/time; -ENOENT where it has none or none of its processes
- * is in it (the command then gets a kernel time namespace of its own). */
+/* --join as root: the command enters the kernel time namespace the
+ * joined namespace's processes are in (timensd's show names it), so that
+ * all show one /proc/PID/ns/time; -ENOENT where there is none (the
+ * command then gets one of its own). */
 static int join_time_fd(struct tns_client *c, const char *join) {
-        _cleanup_free_ struct tns_ns_view *v = malloc(sizeof(struct tns_ns_view));
-        struct tns_request req = {.op = TNS_OP_SHOW};
-        _cleanup_json_ json_object *res = NULL;
-        struct tns_proto_error e;
-        json_object *ns;
+        struct tns_request req = {};
 
-        if (!v)
-                return -ENOMEM;
         ctl_target(join, &req);
-        if (tns_client_call(c, &req, NULL, 0, &res, &e) <= 0 || !json_object_object_get_ex(res, "namespace", &ns) ||
-            tns_ns_view_from_json(ns, v) < 0 || !v->kernel_ns)
-                return -ENOENT;
-        for (unsigned i = 0; i < v->n_processes && i < TNS_PROTO_MAX_PROCESSES; i++) {
-                char path[64];
-                struct stat st;
-                int fd;
-
-                snprintf(path, sizeof(path), "/proc/%d/ns/time", (int) v->processes[i]);
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                /* The inode, checked on the fd: the pid may have been reused. */
-                if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t) st.st_ino == v->kernel_ns)
-                        return fd;
-                safe_close(fd);
-        }
-        return -ENOENT;
+        return tns_client_time_ns_fd(c, req.name, req.ns_id);
 }
 
 static int run(const struct run_args *a, const struct ctl_options *o, const int64_t offsets[TNS_CLASS_MAX]) {

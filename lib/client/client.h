@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "timens-proto.h"
 
@@ -34,3 +35,9 @@ void tns_client_set_timeout(struct tns_client *c, int timeout_ms);
  * daemon went away), -EBADMSG (a reply that is not one) or -EMSGSIZE. */
 int tns_client_call(struct tns_client *c, struct tns_request *req, const int *fds, size_t n_fds,
                     json_object **ret_result, struct tns_proto_error *ret_error);
+
+/* An O_RDONLY fd of the kernel time namespace the namespace `name` (or,
+ * name NULL, `id`) is paired with, opened from one of its processes that
+ * is in it (the inode checked on the fd); -ENOENT if it has none, none of
+ * its processes is there, or timensd does not answer. */
+int tns_client_time_ns_fd(struct tns_client *c, const char *name, uint64_t id);

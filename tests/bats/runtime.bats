@@ -309,6 +309,14 @@ time_ns() {
         [ "$a" != "$host" ] || fail "container id-a is in the host's time namespace $host"
         [ "$b" != "$host" ] && [ "$b" != "$a" ] || fail "id-a $a, id-b $b, host $host: not distinct"
         [ "$plain" = "$host" ] || fail "a container without settings was moved: $plain (host $host)"
+        # A container of the same name (TIMENS_NAME: one namespace, shared
+        # clocks) is where the first one's processes are.
+        sleeper_bundle "$OCI_DIR/c" "${SETTINGS[@]}" TIMENS_NAME=id-a
+        shim --root "$OCI_DIR/runc-root" run -d --bundle "$OCI_DIR/c" id-c </dev/null >/dev/null 2>&1 || fail "run id-c"
+        [ "$(time_ns "$(runc_ state id-c | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')")" = "$a" ] ||
+                fail "id-c, of namespace id-a, is not in id-a's kernel time namespace $a"
+        runc_ kill id-c KILL
+        runc_ delete -f id-c
         # Seen from inside, by a process runc exec started, and by a
         # process it forked.
         run -0 shim --root "$OCI_DIR/runc-root" exec id-a readlink /proc/self/ns/time
@@ -443,6 +451,23 @@ time_ns() {
         # ... and the exec'd process's clocks are the container's.
         listing_of dk exec id1 sh -c "$LISTING"
         check_listing 0 $((86400 * NSEC_PER_SEC)) 0
+        # Two containers of one TIMENS_NAME share their clocks and so
+        # their kernel time namespace.
+        run -0 dk run -d --name id3 --network none --runtime timens -e TIMENS_MONOTONIC=+1d -e TIMENS_NAME=shared \
+                "$IMAGE" sleep 1000
+        run -0 dk run -d --name id4 --network none --runtime timens -e TIMENS_NAME=shared "$IMAGE" sleep 1000
+        [ "$(time_ns "$(dk inspect -f '{{.State.Pid}}' id3)")" = "$(time_ns "$(dk inspect -f '{{.State.Pid}}' id4)")" ] ||
+                fail "id3 and id4, both of namespace 'shared', are in different kernel time namespaces"
+        # Started again, the container is in a new kernel namespace (its
+        # create made it), which timensd's namespace follows.
+        run -0 dk restart -t 1 id1
+        pa=$(dk inspect -f '{{.State.Pid}}' id1)
+        a=$(time_ns "$pa")
+        [ "$a" != "$host" ] || fail "id1 restarted in the host's time namespace"
+        run -0 dk exec id1 readlink /proc/self/ns/time
+        [ "$output" = "$a" ] || fail "docker exec id1 after a restart: $output (want $a)"
+        run -0 tns show "$(dk inspect -f '{{.Id}}' id1)"
+        [[ "$output" == *"Kernel ns: $a"* ]] || fail "show id1 after a restart, the container in $a: $output"
 }
 
 # ---------------------------------------------------------------- containerd
