@@ -205,9 +205,11 @@ int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uin
         return -ENOENT;
 }
 
-int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start, uint64_t *ret_end) {
+int tns_proc_special_mapping(pid_t pid, const char *name, unsigned max_lines, uint64_t *ret_start, uint64_t *ret_end) {
         _cleanup_(fclosep) FILE *f = NULL;
         char line[512];
+        unsigned n = 0;
+        bool whole = true;
         int r;
 
         r = open_maps(pid, &f);
@@ -215,8 +217,16 @@ int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start, u
                 return r;
         while (fgets(line, sizeof(line), f)) {
                 unsigned long lo, hi;
+                bool starts = whole;
                 int at = 0;
 
+                /* The rest of a long line (a long path) is no line: it
+                 * could hold the text of one. */
+                whole = strchr(line, '\n') != NULL;
+                if (!starts)
+                        continue;
+                if (max_lines && ++n > max_lines)
+                        return -E2BIG;
                 /* "lo-hi perms offset dev inode" then spaces and the path. */
                 if (sscanf(line, "%lx-%lx %*s %*x %*x:%*x %*u %n", &lo, &hi, &at) < 2 || at == 0)
                         continue;

@@ -61,8 +61,8 @@ int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uin
  * `name` ("[vdso]", "[vvar]") in /proc/PID/maps: a line whose path is
  * exactly name, which a process cannot forge (a file's path is absolute,
  * a named anonymous mapping shows as "[anon:...]"). 0, -ENOENT if none,
- * or -errno. */
-int tns_proc_special_mapping(pid_t pid, const char *name, uint64_t *ret_start, uint64_t *ret_end);
+ * -E2BIG past max_lines mappings (0: no bound), or -errno. */
+int tns_proc_special_mapping(pid_t pid, const char *name, unsigned max_lines, uint64_t *ret_start, uint64_t *ret_end);
 
 /* The start of the first mapping at file offset `offset` in /proc/PID/maps
  * whose file `match` accepts, judged by the device and inode the kernel

@@ -27,7 +27,7 @@ static const char *const fn_names[_TNS_VDSO_FN_MAX] = {
 /* The size of this process's [vdso] mapping, which starts at base. */
 static int kernel_vdso_size(uint64_t base, uint64_t *ret) {
         uint64_t start, end;
-        int r = tns_proc_special_mapping(getpid(), "[vdso]", &start, &end);
+        int r = tns_proc_special_mapping(getpid(), "[vdso]", 0, &start, &end);
 
         if (r < 0)
                 return r;

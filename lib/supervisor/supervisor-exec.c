@@ -576,6 +576,8 @@ static void on_stop(struct exec_trace *t, int status) {
                 if (r < 0)
                         log_trace(t, tracee_gone(t, r) ? LOG_DEBUG : LOG_WARNING, r,
                                   "Failed to move the vDSO to the new namespace");
+                /* Read while the old page was there: read again. */
+                supervisor_image_forget(t->s, t->tid, t->tgid);
                 return finish(t, NO_EXEC);
         }
         switch (stop) {
@@ -747,6 +749,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
          * old one holds for it (supervisor-first-call.c). */
         if (kind == TRACE_EXEC)
                 supervisor_first_call_exec(s, (pid_t) req->pid, r < 0 ? (pid_t) req->pid : st.tgid);
+        /* Its mappings change (a new program, or its page replaced). */
+        supervisor_image_forget(s, (pid_t) req->pid, r < 0 ? (pid_t) req->pid : st.tgid);
         if (r < 0)
                 return r;
         if (kind == TRACE_EXEC)

@@ -24,6 +24,11 @@
 #include "util.h"
 #include "vdso-syscall-path.h"
 
+/* The program's own, its interpreter's and every library's segments
+ * (four or five each), its stack, heap, vvar and vDSO: a program that
+ * needs hundreds of libraries still has room. */
+#define FIRST_CALL_MAX_MAPS 2048
+
 void supervisor_first_call_injected(struct tns_supervisor *s, pid_t tid) {
         s->injected[s->injected_next++ % TNS_RECENT_INJECTED] = tid;
 }
@@ -62,12 +67,17 @@ int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *re
         uint64_t base;
         int r;
 
+        /* Looked at once per program (and exec): a program calling it
+         * in a loop costs a lookup in a table. */
         if (!h || !h->stubbable || !group_leader(req->pid) || injected_lately(s, req->pid) ||
-            tns_supervisor_maps_image(s, req->pid))
+            !supervisor_image_first_call(s, req->pid) || tns_supervisor_maps_image(s, req->pid))
                 return TNS_REPLY_CONTINUE;
         /* Its kernel vDSO: the mapping the kernel names so (the auxv, even
-         * the kernel's copy, is the program's to change: PR_SET_MM_MAP). */
-        if (tns_proc_special_mapping(req->pid, "[vdso]", &base, NULL) < 0)
+         * the kernel's copy, is the program's to change: PR_SET_MM_MAP).
+         * A program at its start has a few dozen mappings; one with more
+         * than FIRST_CALL_MAX_MAPS is not at its start, and is not read
+         * to the end on the loop that serves every namespace. */
+        if (tns_proc_special_mapping(req->pid, "[vdso]", FIRST_CALL_MAX_MAPS, &base, NULL) < 0)
                 return TNS_REPLY_CONTINUE;
         /* Another thread could be in the vDSO's code as it changes: only a
          * program whose one thread is the caller (always so at its start),

@@ -150,6 +150,16 @@ struct tns_kns_cache {
 
 #define TNS_RECENT_INJECTED 64
 
+/* supervisor-image-cache.c: processes whose maps were read lately. */
+#define TNS_IMAGE_CACHE 256
+struct tns_image_entry {
+        pid_t tgid; /* 0: free */
+        int pidfd;
+        struct tns_ns *ns; /* the namespace its page is of; NULL: none mapped */
+        uint64_t addr; /* where that page is */
+        bool first_call_seen; /* supervisor-first-call.c looked at it */
+};
+
 struct tns_supervisor {
         sd_event *event;
         struct tns_logger log;
@@ -203,7 +213,19 @@ struct tns_supervisor {
          * answered lately (their first arch_prctl goes on at once). */
         pid_t injected[TNS_RECENT_INJECTED];
         unsigned injected_next;
+        struct tns_image_entry images[TNS_IMAGE_CACHE];
+        unsigned images_next;
 };
+
+/* supervisor-image-cache.c: what a process's maps say of our pages, read
+ * once per process (and again after its exec or unshare). */
+void supervisor_image_cache_init(struct tns_supervisor *s);
+void supervisor_image_cache_done(struct tns_supervisor *s);
+/* The process's mappings changed for good (execve, unshare's remap). */
+void supervisor_image_forget(struct tns_supervisor *s, pid_t tid, pid_t tgid);
+void supervisor_image_ns_gone(struct tns_supervisor *s, struct tns_ns *ns);
+/* True once per process and exec: its first arch_prctl is looked at. */
+bool supervisor_image_first_call(struct tns_supervisor *s, pid_t tid);
 
 /* supervisor-kns.c: the kernel's time namespaces paired with ours. */
 void supervisor_kns_init(struct tns_supervisor *s);

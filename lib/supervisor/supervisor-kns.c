@@ -103,6 +103,19 @@ void supervisor_kns_pair(struct tns_supervisor *s, struct tns_ns *ns, pid_t tid,
 
 static int kns_lookup(struct tns_supervisor *s, pid_t tid, int64_t ret[TNS_CLASS_MAX], uint64_t *ret_ino);
 
+/* Whether a process of ours is in ns: a listener's, or a member entry's
+ * (a process that moved there). */
+static bool ns_in_use(struct tns_supervisor *s, struct tns_ns *ns) {
+        for (struct listener *l = s->listeners; l; l = l->next) {
+                if (l->ns == ns)
+                        return true;
+                for (struct member *m = l->members; m; m = m->next)
+                        if (m->ns == ns)
+                                return true;
+        }
+        return false;
+}
+
 void supervisor_kns_pair_root(struct tns_supervisor *s, struct tns_ns *ns, pid_t root_pid) {
         int64_t off[TNS_CLASS_MAX];
         uint64_t mine, children, own;
@@ -111,6 +124,14 @@ void supervisor_kns_pair_root(struct tns_supervisor *s, struct tns_ns *ns, pid_t
          * unless that is ours: the host's namespace names no one. */
         if (tns_kns_ino(getpid(), false, &mine) < 0 || tns_kns_ino(root_pid, true, &children) < 0 || mine == children)
                 return;
+        /* A namespace that outlived its processes (timensctl create, a
+         * container stopped and started again): its new first process is in
+         * a kernel namespace of its own (the runtime shim's create made it),
+         * and the old pair has none of ours left, so the pair follows. */
+        if (ns->kns_fd >= 0 && ns->kns_ino != children && !ns->kns_pinned && !ns_in_use(s, ns)) {
+                ns->kns_fd = safe_close(ns->kns_fd);
+                ns->kns_ino = 0;
+        }
         supervisor_kns_pair(s, ns, root_pid, true);
         /* Already in it (a container's init): its offsets are final, and
          * show can tell them before any call. */

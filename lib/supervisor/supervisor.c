@@ -166,35 +166,6 @@ int supervisor_member_set(struct listener *l, pid_t tgid, struct tns_ns *ns) {
         return 0;
 }
 
-static void *ns_with_file(dev_t dev, uint64_t ino, void *userdata) {
-        struct tns_supervisor *s = userdata;
-
-        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
-                if (ns->page_dev == dev && ns->page_ino == ino)
-                        return ns;
-        return NULL;
-}
-
-/* A process with our vDSO maps its namespace's offsets page: the mapping
- * is inherited by fork, replaced on unshare (supervisor_remap_begin), and
- * so names its namespace exactly, orphans included. Known by the file's
- * device and inode, which only we can make (lib/kernel/page-store.h), never by
- * its name. */
-struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
-        void *ns = NULL;
-        uint64_t addr;
-
-        if (tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, ret_addr ?: &addr, &ns) < 0)
-                return NULL;
-        return ns;
-}
-
-bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
-        /* The offsets page and the image are one mapping, from the page
-         * on (inject-blob.c). */
-        return supervisor_ns_by_mapping(s, pid, NULL) != NULL;
-}
-
 /* The namespace of a caller: its listener's, unless it or an ancestor
  * moved (unshare) — then the one its vDSO mapping names, or for a program
  * without our vDSO the nearest member entry up the parent chain. */
@@ -247,6 +218,7 @@ static void ns_freed(struct tns_ns *ns, void *userdata) {
         if (s->exiting)
                 ns->store = NULL;
 
+        supervisor_image_ns_gone(s, ns);
         snprintf(name, sizeof(name), "ns.%" PRIu64, ns->id);
         tns_supervisor_changed(userdata, name, -EBADF);
 }
@@ -944,6 +916,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
         if (log)
                 s->log = *log;
         supervisor_kns_init(s);
+        supervisor_image_cache_init(s);
         setup_vdso(s);
         *ret = TAKE_PTR(s);
         return 0;
@@ -982,6 +955,7 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         s->sigchld = sd_event_source_disable_unref(s->sigchld);
         supervisor_attach_done(s);
         supervisor_kns_done(s);
+        supervisor_image_cache_done(s);
         while (s->listeners)
                 listener_free(s->listeners);
         /* Namespaces still referenced only by the supervisor's list. */

@@ -84,7 +84,7 @@ static bool stubbed(unsigned long base) {
         struct tns_vdso_elf e;
         uint64_t at, size;
 
-        if (tns_proc_special_mapping(getpid(), "[vdso]", &at, &size) < 0 || at != base)
+        if (tns_proc_special_mapping(getpid(), "[vdso]", 0, &at, &size) < 0 || at != base)
                 return false;
         size -= at;
         if (tns_vdso_elf_parse((const void *) base, size, &e) < 0 ||

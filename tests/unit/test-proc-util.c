@@ -54,20 +54,23 @@ TEST(special_mapping_is_the_kernels) {
         uint64_t at, end;
         void *p;
 
-        ASSERT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", &at, &end), 0);
+        ASSERT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", 0, &at, &end), 0);
         EXPECT_EQ(at, (uint64_t) getauxval(AT_SYSINFO_EHDR));
         EXPECT_GT(end, at);
         EXPECT_EQ((end - at) % 4096, 0U);
-        EXPECT_EQ(tns_proc_special_mapping(getpid(), "[no such]", &at, NULL), -ENOENT);
-        EXPECT_EQ(tns_proc_special_mapping(0x3fffffff, "[vdso]", &at, NULL), -ESRCH);
+        EXPECT_EQ(tns_proc_special_mapping(getpid(), "[no such]", 0, &at, NULL), -ENOENT);
+        EXPECT_EQ(tns_proc_special_mapping(0x3fffffff, "[vdso]", 0, &at, NULL), -ESRCH);
+        /* Bounded: the vDSO is among the last lines, never the first. */
+        EXPECT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", 1, &at, NULL), -E2BIG);
+        EXPECT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", 100000, &at, NULL), 0);
         /* An anonymous mapping named "[vdso]" by its process shows as
          * "[anon:[vdso]]": never taken for the kernel's. */
         p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         ASSERT_TRUE(p != MAP_FAILED);
         if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long) p, 4096, (unsigned long) "[vdso]") == 0) {
-                ASSERT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", &at, NULL), 0);
+                ASSERT_EQ(tns_proc_special_mapping(getpid(), "[vdso]", 0, &at, NULL), 0);
                 EXPECT_EQ(at, (uint64_t) getauxval(AT_SYSINFO_EHDR));
-                EXPECT_EQ(tns_proc_special_mapping(getpid(), "[anon:[vdso]]", &at, NULL), 0);
+                EXPECT_EQ(tns_proc_special_mapping(getpid(), "[anon:[vdso]]", 0, &at, NULL), 0);
                 EXPECT_EQ(at, (uint64_t) (uintptr_t) p);
         }
         munmap(p, 4096);

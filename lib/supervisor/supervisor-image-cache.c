@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Which of our namespaces a process's image maps, remembered per process.
+ *
+ * The answer comes from /proc/PID/maps (tns_proc_find_file_mapping), a
+ * read that grows with the process's mappings, up to max_map_count
+ * (65530): tens of milliseconds, on the one event loop that serves every
+ * namespace. It is asked on trapped calls (the namespace of a caller once
+ * a process of its tree moved, a syscall from the kernel vDSO's site, the
+ * first arch_prctl), so a member that maps thousands of areas and calls in
+ * a loop would stall every other namespace's calls. So each process's
+ * answer is read once and kept until its mappings change in a way that
+ * matters: its exec (a new program) and its unshare (the page replaced),
+ * both of which come by us (supervisor_image_forget). What a process does
+ * to its own mappings meanwhile (munmap, mremap) changes only its own
+ * answers, as before.
+ *
+ * An entry names its process by a pidfd: a pid reused by another process
+ * never finds it. The table is small and recycled in turn: a member that
+ * makes many processes only makes itself read again, once per process. */
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pidfd-util.h"
+#include "proc-util.h"
+#include "supervisor-internal.h"
+#include "util.h"
+
+static void *ns_with_file(dev_t dev, uint64_t ino, void *userdata) {
+        struct tns_supervisor *s = userdata;
+
+        for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                if (ns->page_dev == dev && ns->page_ino == ino)
+                        return ns;
+        return NULL;
+}
+
+static void entry_drop(struct tns_image_entry *e) {
+        e->pidfd = safe_close(e->pidfd);
+        *e = (struct tns_image_entry){.pidfd = -EBADF};
+}
+
+void supervisor_image_cache_init(struct tns_supervisor *s) {
+        for (unsigned i = 0; i < TNS_IMAGE_CACHE; i++)
+                s->images[i] = (struct tns_image_entry){.pidfd = -EBADF};
+}
+
+void supervisor_image_cache_done(struct tns_supervisor *s) {
+        for (unsigned i = 0; i < TNS_IMAGE_CACHE; i++)
+                entry_drop(&s->images[i]);
+}
+
+/* tid's process: its id and a pidfd of it. A leader (the usual caller)
+ * is told by pidfd_open() alone; another thread by its status. */
+static int process_of(pid_t tid, pid_t *ret_tgid) {
+        struct tns_proc_status st;
+        int fd, r;
+
+        fd = tns_pidfd_open(tid);
+        if (fd >= 0) {
+                *ret_tgid = tid;
+                return fd;
+        }
+        r = tns_proc_status(tid, &st);
+        if (r < 0)
+                return r;
+        fd = tns_pidfd_open(st.tgid);
+        if (fd < 0)
+                return fd;
+        *ret_tgid = st.tgid;
+        return fd;
+}
+
+static struct tns_image_entry *entry_find(struct tns_supervisor *s, pid_t tgid) {
+        for (unsigned i = 0; i < TNS_IMAGE_CACHE; i++) {
+                struct tns_image_entry *e = &s->images[i];
+
+                if (e->tgid != tgid)
+                        continue;
+                /* Gone: its pid may be another process's by now. */
+                if (!tns_pidfd_alive(e->pidfd)) {
+                        entry_drop(e);
+                        return NULL;
+                }
+                return e;
+        }
+        return NULL;
+}
+
+/* The process's entry, read from its maps if it has none. NULL if the
+ * process is gone or cannot be read. */
+static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid) {
+        _cleanup_close_ int pidfd = -EBADF;
+        struct tns_image_entry *e;
+        void *ns = NULL;
+        uint64_t addr = 0;
+        pid_t tgid;
+        int r;
+
+        pidfd = process_of(tid, &tgid);
+        if (pidfd < 0)
+                return NULL;
+        e = entry_find(s, tgid);
+        if (e)
+                return e;
+        r = tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, &addr, &ns);
+        if (r < 0 && r != -ENOENT)
+                return NULL;
+        /* Read from a process that was still this one afterwards. */
+        if (!tns_pidfd_alive(pidfd))
+                return NULL;
+        e = &s->images[s->images_next++ % TNS_IMAGE_CACHE];
+        entry_drop(e);
+        *e = (struct tns_image_entry){.tgid = tgid, .pidfd = TAKE_FD(pidfd), .ns = r < 0 ? NULL : ns, .addr = addr};
+        return e;
+}
+
+struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
+        struct tns_image_entry *e = entry_get(s, tid);
+
+        if (!e || !e->ns)
+                return NULL;
+        if (ret_addr)
+                *ret_addr = e->addr;
+        return e->ns;
+}
+
+bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
+        /* The offsets page and the image are one mapping, from the page
+         * on (inject-blob.c). */
+        return supervisor_ns_by_mapping(s, pid, NULL) != NULL;
+}
+
+bool supervisor_image_first_call(struct tns_supervisor *s, pid_t tid) {
+        struct tns_image_entry *e = entry_get(s, tid);
+
+        if (!e || e->first_call_seen)
+                return false;
+        e->first_call_seen = true;
+        return true;
+}
+
+void supervisor_image_forget(struct tns_supervisor *s, pid_t tid, pid_t tgid) {
+        for (unsigned i = 0; i < TNS_IMAGE_CACHE; i++)
+                if (s->images[i].tgid != 0 && (s->images[i].tgid == tid || s->images[i].tgid == tgid))
+                        entry_drop(&s->images[i]);
+}
+
+void supervisor_image_ns_gone(struct tns_supervisor *s, struct tns_ns *ns) {
+        for (unsigned i = 0; i < TNS_IMAGE_CACHE; i++)
+                if (s->images[i].ns == ns)
+                        entry_drop(&s->images[i]);
+}
