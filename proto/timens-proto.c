@@ -55,7 +55,7 @@ static const struct op_def {
                           0},
         [TNS_OP_ATTACH] = {"attach", true, false,
                            PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE |
-                                   PARAM_SHARED,
+                                   PARAM_SHARED | PARAM_RATE | PARAM_FREEZE,
                            PARAM_PID},
         [TNS_OP_WAIT] = {"wait", false, true, PARAM_TARGET | PARAM_TIMEOUT, 0},
 };

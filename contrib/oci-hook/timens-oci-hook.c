@@ -9,8 +9,8 @@
  *       place when this returns. Any failure exits 1 with a message naming
  *       it: the runtime then refuses to start the container, which never
  *       runs with the host's clocks by accident.
- *   poststop                 the container is gone: its namespace goes
- *       too, unless other processes still use it (a shared org.timens.name).
+ *   poststop                 nothing: the namespace goes with its last
+ *       process (a shared org.timens.name: with the last container's).
  *
  * Options (in the hook's "args"): --socket PATH, --timensd PATH; and
  * --help, --version for a human. */
@@ -32,6 +32,7 @@
 #include "log.h"
 #include "oci.h"
 #include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
+#include "time-util.h"
 #include "version.h"
 #define HOOK_CONNECT_TRIES 100 /* x 50 ms */
 
@@ -287,33 +288,57 @@ static int call(struct tns_client *c, struct tns_request *req, struct tns_proto_
         return r == 1 ? 0 : -EPROTO;
 }
 
-/* The namespace, new, or the one of that name if it exists (containers
- * sharing org.timens.name, or one made with `timensctl create`): joined,
- * with its offsets, if timensd lets our uid join it (its owner's, or
- * shared: the attach then fails with timensd's reason otherwise). */
-static int make_namespace(struct hook *h, struct tns_client *c) {
-        struct tns_request req = {.op = TNS_OP_CREATE, .name = h->req.name};
-        struct tns_proto_error e = {};
-        int r;
-
-        memcpy(req.clocks, h->req.clocks, sizeof(req.clocks));
+/* The request's clocks and rate, as ATTACH makes a namespace with them. */
+static void request_clocks(const struct hook *h, struct tns_request *req) {
+        memcpy(req->clocks, h->req.clocks, sizeof(req->clocks));
         if (h->req.rated) {
                 /* org.timens.faketime: rate-capable even at x1. */
-                req.rate_mult = h->req.rate_mult ?: (h->req.freeze ? 0 : TNS_RATE_ONE);
-                req.freeze = h->req.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP;
+                req->rate_mult = h->req.rate_mult ?: (h->req.freeze ? 0 : TNS_RATE_ONE);
+                req->freeze = h->req.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP;
         }
-        r = call(c, &req, &e);
-        if (r == -EPROTO && e.code == TNS_ERR_EXISTS)
-                return 0;
-        if (r == -EPROTO)
-                return tns_log_errno(&hook_log, LOG_ERR, EINVAL, "timensd refused namespace '%s' of container %s: %s",
-                                     h->req.name, h->st.id, e.message);
-        return r;
+}
+
+/* A namespace of that name is there (containers sharing org.timens.name,
+ * or one made with `timensctl create`): joined only if it has the clocks
+ * this container asks for (tns_oci_join_check), so that no container
+ * takes another's clocks by taking its name first. */
+static int join_check(struct hook *h, struct tns_client *c) {
+        struct tns_request req = {.op = TNS_OP_SHOW, .name = h->req.name};
+        _cleanup_free_ struct tns_ns_view *v = malloc(sizeof(struct tns_ns_view));
+        _cleanup_json_ json_object *res = NULL;
+        struct tns_oci_existing ex = {};
+        struct tns_proto_error e = {};
+        char err[TNS_OCI_ERR_MAX];
+        struct timespec now;
+        json_object *ns;
+        int r;
+
+        if (!v)
+                return -ENOMEM;
+        r = tns_client_call(c, &req, NULL, 0, &res, &e);
+        if (r < 0)
+                return tns_log_errno(&hook_log, LOG_ERR, r, "Failed to talk to timensd (show): %m");
+        if (r == 0 || !json_object_object_get_ex(res, "namespace", &ns) || tns_ns_view_from_json(ns, v) < 0)
+                return tns_log_errno(&hook_log, LOG_ERR, EINVAL,
+                                     "timensd did not show namespace '%s' of container %s: %s", h->req.name, h->st.id,
+                                     r == 0 ? e.message : "a malformed reply");
+        memcpy(ex.offset_ns, v->offset_ns, sizeof(ex.offset_ns));
+        ex.created_host_ns = v->created_realtime_ns;
+        ex.rate_capable = v->rate_capable;
+        ex.rate_mult = v->rate_mult;
+        ex.run_mult = v->run_mult;
+        if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+                return tns_log_errno(&hook_log, LOG_ERR, errno, "Failed to read the clock: %m");
+        r = tns_oci_join_check(&h->req, &ex, (int64_t) now.tv_sec * TNS_NSEC_PER_SEC + now.tv_nsec, err);
+        if (r < 0)
+                return tns_log_errno(&hook_log, LOG_ERR, r, "Container %s cannot join namespace '%s': %s", h->st.id,
+                                     h->req.name, err);
+        return 0;
 }
 
 static int create_runtime(struct hook *h) {
         _cleanup_client_ struct tns_client *c = NULL;
-        struct tns_request req = {.op = TNS_OP_ATTACH, .name = h->req.name, .join = true};
+        struct tns_request req = {.op = TNS_OP_ATTACH, .name = h->req.name};
         struct tns_proto_error e = {};
         int r;
 
@@ -327,30 +352,34 @@ static int create_runtime(struct hook *h) {
                 return r;
         /* Attaching seizes the init and injects filter and vDSO. */
         tns_client_set_timeout(c, 30000);
-        r = make_namespace(h, c);
-        if (r < 0)
-                return r;
+        /* A new namespace made with the attach: it goes with its last
+         * process (the container's, and those of containers that joined
+         * it), and an attach that fails takes it away again. */
         req.pid = h->st.pid;
+        request_clocks(h, &req);
         r = call(c, &req, &e);
+        if (r == -EPROTO && e.code == TNS_ERR_EXISTS) {
+                r = join_check(h, c);
+                if (r < 0)
+                        return r;
+                req = (struct tns_request){.op = TNS_OP_ATTACH, .name = h->req.name, .join = true, .pid = h->st.pid};
+                e = (struct tns_proto_error){};
+                r = call(c, &req, &e);
+        }
         if (r == -EPROTO)
                 return tns_log_errno(&hook_log, LOG_ERR, EINVAL,
-                                     "timensd could not attach the init (pid %d) of container %s: %s", (int) h->st.pid,
-                                     h->st.id, e.message);
+                                     "timensd could not attach the init (pid %d) of container %s to namespace '%s': %s",
+                                     (int) h->st.pid, h->st.id, h->req.name, e.message);
         return r;
 }
 
+/* Nothing is left to do: the container's namespace went with its last
+ * process. It destroyed it once, by name, which let a container's
+ * poststop (a failed create runs it too) destroy a namespace that was not
+ * its own (`timensctl create`'s, another user's): kept, as a no-op, for
+ * the configurations that name it. */
 static int poststop(struct hook *h) {
-        _cleanup_client_ struct tns_client *c = NULL;
-        struct tns_request req = {.op = TNS_OP_DESTROY};
-        char err[TNS_OCI_ERR_MAX];
-        struct tns_proto_error e = {};
-
-        tns_oci_default_name(h->st.id, h->req.name);
-        (void) tns_oci_annotations_parse(h->st.annotations, &h->req, err);
-        if (!h->req.name[0] || connect_daemon(h, &c) < 0)
-                return 0; /* nothing to clean, or nobody to clean it */
-        req.name = h->req.name;
-        (void) call(c, &req, &e); /* busy (shared) or gone already: fine */
+        (void) h;
         return 0;
 }
 

@@ -86,9 +86,25 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
         *ret_created = false;
         ns = req->name[0] ? tns_registry_find(m->registry, req->name) : NULL;
         if (ns) {
+                struct tns_ns_info info;
+                struct tns_oci_existing ex;
+
                 /* A container joins by name only a namespace of the
-                 * runtime's uid (root's) or a shared one (issue 14, 6). */
+                 * runtime's uid (root's) or a shared one (issue 14, 6),
+                 * and only with the clocks it asks for: no container
+                 * takes another's clocks by taking its name first. */
                 r = peer_may_join(m, uid, ns, err);
+                if (r < 0)
+                        return r;
+                tns_registry_info(m->registry, ns, &info);
+                ex = (struct tns_oci_existing){.created_host_ns = info.created_realtime_ns,
+                                               .rate_capable = info.rate_capable,
+                                               .rate_mult = info.rate_mult,
+                                               .run_mult = info.run_mult};
+                memcpy(ex.offset_ns, info.offset, sizeof(ex.offset_ns));
+                r = clock_gettime(CLOCK_REALTIME, &now) < 0 ? negative_errno() : tns_ts_to_ns(&now, &host);
+                if (r >= 0)
+                        r = tns_oci_join_check(req, &ex, host, err);
                 if (r >= 0)
                         *ret = ns;
                 return r;
@@ -287,7 +303,7 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                 goto out;
         }
         r = agent_namespace(m, a->peer.uid, &req, &ns, &created, err);
-        if (r == -EPERM) {
+        if (r == -EPERM || r == -EEXIST) {
                 tns_log_full(&m->log, LOG_ERR, 0, &ctx, "Refusing the seccomp listener of container %s: %s", st.id,
                              err);
                 goto out;

@@ -117,6 +117,9 @@ static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_
         if (supervisor_exec_in_flight(s, pid))
                 return -EBUSY;
         r = tns_attach_process(pid, &p, &fd, &info);
+        /* Its mappings changed without an exec (our image, once
+         * attached): what was read of them before is not so any more. */
+        supervisor_image_forget(s, pid, pid);
         if (r == -EACCES)
                 *ret_denied = info.denied;
         if (r < 0)

@@ -115,6 +115,15 @@ static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid) {
         return e;
 }
 
+struct tns_ns *supervisor_ns_by_mapping_uncached(struct tns_supervisor *s, pid_t pid) {
+        void *ns = NULL;
+        uint64_t addr;
+
+        if (tns_proc_find_file_mapping(pid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, &addr, &ns) < 0)
+                return NULL;
+        return ns;
+}
+
 struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
         struct tns_image_entry *e = entry_get(s, tid);
 

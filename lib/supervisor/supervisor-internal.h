@@ -346,6 +346,9 @@ void supervisor_attach_done(struct tns_supervisor *s);
 struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid);
 /* The namespace whose offsets page tid maps (and where), or NULL. */
 struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr);
+/* The same read now, and not kept: for a look at every process of the
+ * host (show's scan), which would only push members out of the cache. */
+struct tns_ns *supervisor_ns_by_mapping_uncached(struct tns_supervisor *s, pid_t pid);
 /* The store for a new namespace's file, or NULL (memfds). */
 const struct tns_page_store *supervisor_pages(struct tns_supervisor *s);
 

@@ -176,6 +176,57 @@ hook_test() {
         check_uptime
 }
 
+# A namespace of a container's name that exists already is joined only
+# with the clocks the container asks for: a container started first under
+# a name cannot give the next one of that name its own clocks. The name
+# alone joins (shared clocks, as asked).
+@test "hook mode: a container does not get the clocks of another's namespace of its name: other clocks are refused, the name alone joins" {
+        requires_runtime runc
+        requires_attach
+        local b
+        b="$OCI_DIR/first"
+        oci_bundle "$b" "$ROOTFS" /bin/sleep 60
+        tns oci-config "$b" --hook-path "$HOOK" --realtime +1000d --name ci-x >/dev/null
+        runc_ run --detach --bundle "$b" first </dev/null >/dev/null 2>&1 || fail "runc run -d first failed"
+        wait_namespaces 1
+        b=$(bundle second --hook-path "$HOOK" --realtime +1d --name ci-x)
+        oci_run runc "$b" second
+        [ "$status" -ne 0 ] || fail "the second container started with another's clocks: $output"
+        [[ "$stderr" == *"cannot join namespace 'ci-x'"*"realtime"*"+1000d"* ]] || fail "no reason: $stderr"
+        # The first is untouched; a container naming it alone shares it.
+        run -0 tns show ci-x
+        [[ "$output" == *"Realtime: +1000d"* ]] || fail "$output"
+        b=$(bundle third --hook-path "$HOOK" --name ci-x)
+        run_listing runc "$b" third
+        local r
+        r=$(section clockprobe | probe_ns CLOCK_REALTIME)
+        assert_within "CLOCK_REALTIME of the joiner - 1000d" $((r - 1000 * 86400 * NSEC_PER_SEC)) \
+                "$(probe_ns CLOCK_REALTIME <<<"$host_before")" "$(probe_ns CLOCK_REALTIME <<<"$host_after")"
+        runc_ kill first KILL
+        runc_ delete --force first
+        wait_namespaces 0
+}
+
+# A container's namespace goes with its last process; poststop destroys
+# nothing, so neither a container's end nor a failed create (runc runs
+# poststop then too) takes a namespace that is not the container's own.
+@test "hook mode: poststop leaves namespaces alone: timensctl create's outlives the containers that joined it" {
+        requires_runtime runc
+        requires_attach
+        local b
+        tns create prod --realtime +365d
+        b=$(bundle joins --hook-path "$HOOK" --name prod)
+        run_listing runc "$b" joins
+        b=$(bundle refused --hook-path "$HOOK" --realtime +1d --name prod)
+        oci_run runc "$b" refused
+        [ "$status" -ne 0 ] || fail "a container with other clocks joined prod"
+        b=$(bundle own --hook-path "$HOOK" --realtime +1d)
+        run_listing runc "$b" own
+        wait_namespaces 1
+        run -0 tns show prod
+        [[ "$output" == *"Realtime: +365d"* ]] || fail "prod changed: $output"
+}
+
 # kernel_timens_state MONO BOOT [ANNOTATIONS-JSON]: a process in a kernel
 # time namespace with those offsets (what a runtime that honours
 # linux.timeOffsets makes), a bundle asking the same in linux.timeOffsets,

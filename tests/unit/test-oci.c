@@ -63,7 +63,13 @@ TEST(crun_exec_pid_zero) {
 
 TEST(bad_states) {
         static const char *const bad[] = {
-                "", "[]", "{", "{\"pid\":1}", "{\"id\":\"\"}", "{\"id\":\"a\",\"pid\":-1}", "{\"id\":\"a\",\"pid\":\"1\"}",
+                "",
+                "[]",
+                "{",
+                "{\"pid\":1}",
+                "{\"id\":\"\"}",
+                "{\"id\":\"a\",\"pid\":-1}",
+                "{\"id\":\"a\",\"pid\":\"1\"}",
         };
         struct tns_oci_state st;
         char err[TNS_OCI_ERR_MAX];
@@ -104,6 +110,56 @@ TEST(annotations) {
         EXPECT_NE(strstr(err, "unknown key 'realtim'"), NULL);
         json_object_put(a);
         json_object_put(typo);
+}
+
+/* Joining a namespace of one's name: the clocks asked for must be its. */
+TEST(join_check) {
+        const int64_t day = 86400LL * 1000000000, now = 1893456000LL * 1000000000 + 500;
+        struct tns_oci_existing ns = {.offset_ns = {[TNS_CLASS_REALTIME] = day},
+                                      .created_host_ns = now - 3600LL * 1000000000};
+        struct tns_oci_request req = {};
+        char err[TNS_OCI_ERR_MAX] = "";
+
+        /* The name alone joins whatever is there. */
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        /* The same offset joins; another does not, and says which. */
+        req.clocks[TNS_CLASS_REALTIME] =
+                (struct tns_clock_arg){.set = true, .spec = {.kind = TNS_OFFSET_RELATIVE, .ns = day}};
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = 1000 * day;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        EXPECT_NE(strstr(err, "realtime"), NULL);
+        req.clocks[TNS_CLASS_REALTIME].set = false;
+        req.clocks[TNS_CLASS_MONOTONIC] =
+                (struct tns_clock_arg){.set = true, .spec = {.kind = TNS_OFFSET_RELATIVE, .ns = 0}};
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        req.clocks[TNS_CLASS_MONOTONIC].spec.ns = -1;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        req.clocks[TNS_CLASS_MONOTONIC].set = false;
+        /* A date: made an hour ago for a date a day ahead of the host, it
+         * reads that date plus the hour now. */
+        req.clocks[TNS_CLASS_REALTIME] = (struct tns_clock_arg){
+                .set = true, .spec = {.kind = TNS_OFFSET_ABSOLUTE, .ns = now - 3600LL * 1000000000 + day}};
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        /* A date it has not reached, or that it passed longer ago than it
+         * exists: another namespace's clock. */
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = now + 2 * day;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = now - 2 * 3600LL * 1000000000 + day;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        req.clocks[TNS_CLASS_REALTIME].set = false;
+        /* A rate: the namespace's, frozen or running. */
+        req.rated = true;
+        req.rate_mult = 2 * TNS_RATE_ONE;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        EXPECT_NE(strstr(err, "rate"), NULL);
+        ns.rate_capable = true;
+        ns.rate_mult = ns.run_mult = 2 * TNS_RATE_ONE;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        req.freeze = true;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        ns.rate_mult = 0;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
 }
 
 TEST(annotation_faketime) {
