@@ -323,6 +323,7 @@ static int join_check(struct hook *h, struct tns_client *c) {
                                      "timensd did not show namespace '%s' of container %s: %s", h->req.name, h->st.id,
                                      r == 0 ? e.message : "a malformed reply");
         memcpy(ex.offset_ns, v->offset_ns, sizeof(ex.offset_ns));
+        ex.realtime_now_ns = v->now_ns[TNS_CLASS_REALTIME];
         ex.created_host_ns = v->created_realtime_ns;
         ex.rate_capable = v->rate_capable;
         ex.rate_mult = v->rate_mult;

@@ -103,8 +103,10 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
                                                .run_mult = info.run_mult};
                 memcpy(ex.offset_ns, info.offset, sizeof(ex.offset_ns));
                 r = clock_gettime(CLOCK_REALTIME, &now) < 0 ? negative_errno() : tns_ts_to_ns(&now, &host);
-                if (r >= 0)
+                if (r >= 0) {
+                        ex.realtime_now_ns = tns_rate_map_apply(&info.map[TNS_CLASS_REALTIME], host);
                         r = tns_oci_join_check(req, &ex, host, err);
+                }
                 if (r >= 0)
                         *ret = ns;
                 return r;

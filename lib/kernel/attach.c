@@ -18,11 +18,15 @@
 
 #include "attach.h"
 #include "attach-creds.h"
+#include "kns.h"
 #include "proc-util.h"
 #include "ptrace-util.h"
 #include "util.h"
 #include "vdso-host.h"
 
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
 /* Newer than Debian 12's kernel headers. */
 #ifndef SECCOMP_FILTER_FLAG_TSYNC_ESRCH
 #define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
@@ -456,8 +460,22 @@ static bool release(struct attach *a, const struct tns_attach_params *p) {
         return true;
 }
 
-static int attach_stopped(struct attach *a, const struct sock_fprog *prog, tns_attach_child_fn child_fn, void *userdata,
-                          int *ret_listener) {
+/* TNS_ATTACH_NEWTIME, by the leader (the thread that execs: de_thread
+ * makes any exec'ing thread the leader, but its namespaces are its own
+ * task's, and a runtime's init execs from its main thread). */
+static void new_time_namespace(struct attach *a) {
+        uint64_t mine, own, children;
+
+        if (a->injector->tid != a->pid || tns_kns_ino(0, false, &mine) < 0 || tns_kns_ino(a->pid, false, &own) < 0 ||
+            tns_kns_ino(a->pid, true, &children) < 0 || own != mine || children != mine)
+                return;
+        (void) run_syscall(a, SYS_unshare, CLONE_NEWTIME, 0, 0, NULL);
+}
+
+static int attach_stopped(struct attach *a, const struct tns_attach_params *p, int *ret_listener) {
+        const struct sock_fprog *prog = p->prog;
+        tns_attach_child_fn child_fn = p->child_fn;
+        void *userdata = p->userdata;
         uint8_t orig[ELEMENTSOF(patches)][TNS_ATTACH_STUB_SIZE] = {};
         bool patched[ELEMENTSOF(patches)] = {};
         int r;
@@ -471,6 +489,8 @@ static int attach_stopped(struct attach *a, const struct sock_fprog *prog, tns_a
         if (r < 0)
                 return r;
         r = patch_vdso(a, orig, patched);
+        if (r >= 0 && (p->flags & TNS_ATTACH_NEWTIME))
+                new_time_namespace(a);
         if (r >= 0)
                 r = take_listener(a, prog, ret_listener);
         if (r < 0) {
@@ -582,7 +602,7 @@ int tns_attach_process(pid_t pid, const struct tns_attach_params *p, int *ret_li
         if (r >= 0 && p->owner)
                 r = check_owner(&a, p->owner, &denied);
         if (r >= 0)
-                r = attach_stopped(&a, p->prog, p->child_fn, p->userdata, &listener);
+                r = attach_stopped(&a, p, &listener);
         if (a.n > 0)
                 continued = release(&a, p);
         if (ret_info && (r >= 0 || r == -EACCES)) {

@@ -71,6 +71,15 @@ typedef void (*tns_attach_orphan_fn)(pid_t tid, pid_t tgid, void *userdata);
  * delivered again, and if the process had already reached its group stop,
  * it is continued (SIGCONT) once attached. */
 #define TNS_ATTACH_SWALLOW_SIGSTOP 0x1U
+/* TNS_ATTACH_NEWTIME: a process in the attacher's own kernel time
+ * namespace (and whose children are born there) makes a new one, with zero
+ * offsets, for its children and its next program (unshare(CLONE_NEWTIME)
+ * run in it, before the filter: the filter would send that call to us).
+ * Only a process can enter a time namespace itself; this one enters it at
+ * its next exec, as the kernel's unshare -T does. It needs CAP_SYS_ADMIN in
+ * the process's user namespace and a kernel with CONFIG_TIME_NS: without,
+ * nothing changes (not an error). */
+#define TNS_ATTACH_NEWTIME 0x2U
 
 struct tns_attach_params {
         unsigned flags;

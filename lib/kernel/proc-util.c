@@ -257,10 +257,12 @@ int tns_proc_parse_maps_line(const char *line, uint64_t *ret_start, uint64_t *re
         return 0;
 }
 
-int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t dev, uint64_t ino, void *userdata),
-                               void *userdata, uint64_t *ret_addr, void **ret_match) {
+int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, unsigned max_lines,
+                               void *(*match)(dev_t dev, uint64_t ino, void *userdata), void *userdata,
+                               uint64_t *ret_addr, void **ret_match) {
         _cleanup_(fclosep) FILE *f = NULL;
         char line[512], field[32];
+        unsigned n = 0;
         int r;
         bool whole = true;
 
@@ -280,6 +282,8 @@ int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t 
 
                 /* The rest of a long line (a long path) is no line. */
                 whole = strchr(line, '\n') != NULL;
+                if (starts && max_lines && ++n > max_lines)
+                        return -E2BIG;
                 if (!starts || !strstr(line, field) || tns_proc_parse_maps_line(line, &lo, &off, &dev, &ino) < 0 ||
                     off != offset || ino == 0)
                         continue;

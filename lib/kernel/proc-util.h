@@ -68,9 +68,11 @@ int tns_proc_special_mapping(pid_t pid, const char *name, unsigned max_lines, ui
  * whose file `match` accepts, judged by the device and inode the kernel
  * writes there (a process names its files as it likes, but cannot put a
  * file on a filesystem it has no access to). *ret_match gets match's
- * non-NULL answer. 0, -ENOENT if none, or -errno. */
-int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, void *(*match)(dev_t dev, uint64_t ino, void *userdata),
-                               void *userdata, uint64_t *ret_addr, void **ret_match);
+ * non-NULL answer. 0, -ENOENT if none, -E2BIG past max_lines mappings
+ * (0: no bound), or -errno. */
+int tns_proc_find_file_mapping(pid_t pid, uint64_t offset, unsigned max_lines,
+                               void *(*match)(dev_t dev, uint64_t ino, void *userdata), void *userdata,
+                               uint64_t *ret_addr, void **ret_match);
 
 /* The one line parser behind it, pure: 0 and the fields of a
  * /proc/PID/maps line, or -EBADMSG. */

@@ -17,50 +17,50 @@ static int differs(char *err, const char *what, const char *have, const char *wa
         return -EEXIST;
 }
 
+/* Whether the namespace's realtime, reading `reads` now, is where one
+ * made for `date` would be: at it or past it, by at most its age run at
+ * its rate (a second of slack either way: the two were made from
+ * different readings of the host's clock). */
+static bool date_reached(const struct tns_oci_existing *ns, int64_t date, int64_t host_now_ns) {
+        const uint64_t mult = ns->rate_capable && ns->run_mult > TNS_RATE_ONE ? ns->run_mult : TNS_RATE_ONE;
+        __int128 age =
+                ns->created_host_ns > 0 && host_now_ns > ns->created_host_ns ? host_now_ns - ns->created_host_ns : 0;
+        __int128 past = (__int128) ns->realtime_now_ns - date;
+
+        age = age * mult / TNS_RATE_ONE;
+        return past >= -TNS_NSEC_PER_SEC && past <= age + TNS_NSEC_PER_SEC;
+}
+
 int tns_oci_join_check(const struct tns_oci_request *req, const struct tns_oci_existing *ns, int64_t host_now_ns,
                        char *err) {
-        char have[40], want[40];
+        const uint64_t want = req->rated ? (req->freeze ? 0 : (req->rate_mult ?: TNS_RATE_ONE)) : TNS_RATE_ONE;
+        const uint64_t have = ns->rate_capable ? ns->rate_mult : TNS_RATE_ONE;
+        char a[40], b[40];
+        bool any = req->rated;
 
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
-                const struct tns_clock_arg *a = &req->clocks[c];
-                int64_t age;
+                const struct tns_clock_arg *arg = &req->clocks[c];
 
-                if (!a->set)
+                if (!arg->set)
                         continue;
-                if (a->spec.kind == TNS_OFFSET_RELATIVE) {
-                        if (ns->offset_ns[c] == a->spec.ns)
+                any = true;
+                if (arg->spec.kind == TNS_OFFSET_RELATIVE) {
+                        if (ns->offset_ns[c] == arg->spec.ns)
                                 continue;
-                        (void) tns_offset_format(ns->offset_ns[c], have, sizeof(have));
-                        (void) tns_offset_format(a->spec.ns, want, sizeof(want));
-                        return differs(err, tns_class_name(c), have, want);
+                        (void) tns_offset_format(ns->offset_ns[c], a, sizeof(a));
+                        (void) tns_offset_format(arg->spec.ns, b, sizeof(b));
+                        return differs(err, tns_class_name(c), a, b);
                 }
-                /* A date: a namespace made for it read it when it was made,
-                 * and has run since (at its rate: a rated one is judged by
-                 * its rate below). */
-                if (req->rated || ns->rate_capable)
+                if (date_reached(ns, arg->spec.ns, host_now_ns))
                         continue;
-                age = ns->created_host_ns > 0 && host_now_ns > ns->created_host_ns ? host_now_ns - ns->created_host_ns
-                                                                                   : 0;
-                if (!__builtin_add_overflow(host_now_ns, ns->offset_ns[c], &(int64_t){0})) {
-                        int64_t reads = host_now_ns + ns->offset_ns[c];
-
-                        /* One second of slack: the two were made from
-                         * different readings of the host's clock. */
-                        if (reads >= a->spec.ns - TNS_NSEC_PER_SEC && reads - a->spec.ns <= age + TNS_NSEC_PER_SEC)
-                                continue;
-                }
-                (void) tns_offset_format(ns->offset_ns[c], have, sizeof(have));
-                snprintf(want, sizeof(want), "a date");
-                return differs(err, "realtime clock", have, want);
+                (void) tns_offset_format(ns->offset_ns[c], a, sizeof(a));
+                return differs(err, "realtime clock", a, "a date it has not been at");
         }
-        if (req->rated) {
-                uint64_t mult = req->freeze ? 0 : (req->rate_mult ?: TNS_RATE_ONE);
-
-                if (!ns->rate_capable || ns->rate_mult != mult) {
-                        (void) tns_rate_format(ns->rate_capable ? ns->rate_mult : TNS_RATE_ONE, have, sizeof(have));
-                        (void) tns_rate_format(mult, want, sizeof(want));
-                        return differs(err, "rate", have, want);
-                }
+        /* Asking for clocks is asking for them at a rate: 1 unless said. */
+        if (any && have != want) {
+                (void) tns_rate_format(have, a, sizeof(a));
+                (void) tns_rate_format(want, b, sizeof(b));
+                return differs(err, "rate", a, b);
         }
         return 0;
 }

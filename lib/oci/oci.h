@@ -179,7 +179,8 @@ int tns_oci_config_add_hook_entry(json_object *config, const char *stage, const 
 /* What a container finds when the namespace it names exists already (a
  * shared org.timens.name, TIMENS_NAME, listenerMetadata's name=). */
 struct tns_oci_existing {
-        int64_t offset_ns[TNS_CLASS_MAX]; /* clock = host + offset */
+        int64_t offset_ns[TNS_CLASS_MAX]; /* clock = host (at its rate) + offset */
+        int64_t realtime_now_ns; /* what its CLOCK_REALTIME reads now */
         int64_t created_host_ns; /* the host's CLOCK_REALTIME when it was made; 0 if unknown */
         bool rate_capable;
         uint64_t rate_mult; /* now: 0 frozen */
@@ -190,10 +191,11 @@ struct tns_oci_existing {
  * containers share a name to share their clocks, so every clock the
  * request sets must be the namespace's, else another container could take
  * one's clocks by taking its name first. A relative offset must be equal;
- * a date (realtime) must be where a namespace made for it then reads now
- * (the date, plus at most the time since it was made); a rate, or a
- * freeze, the namespace's. A request that names no clock joins any. 0, or
- * -EEXIST with err naming the clock that differs. host_now_ns: the host's
+ * a date (realtime) must be where a namespace made for it reads now (the
+ * date, plus at most the time since it was made at its rate); the rate,
+ * or a freeze, the namespace's (a request without one asks for rate 1). A
+ * request that sets nothing (the name alone) joins any. 0, or -EEXIST with
+ * err naming the clock that differs. host_now_ns: the host's
  * CLOCK_REALTIME now. Pure. */
 int tns_oci_join_check(const struct tns_oci_request *req, const struct tns_oci_existing *ns, int64_t host_now_ns,
                        char *err);

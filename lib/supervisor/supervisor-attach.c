@@ -98,8 +98,10 @@ struct attach_req {
 
 static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_t pid, struct walk *w,
                       const char **ret_denied) {
+        const bool root = pid == w->queue[0];
         const struct tns_attach_params p = {
-                .flags = (q->flags & TNS_ATTACH_AT_EXEC) ? TNS_ATTACH_SWALLOW_SIGSTOP : 0,
+                .flags = ((q->flags & TNS_ATTACH_AT_EXEC) ? TNS_ATTACH_SWALLOW_SIGSTOP : 0) |
+                         (root && (q->flags & TNS_ATTACH_NEWTIME_ROOT) ? TNS_ATTACH_NEWTIME : 0),
                 .prog = q->prog,
                 .h = supervisor_vdso(s),
                 .owner = q->owner,

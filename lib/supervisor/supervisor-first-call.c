@@ -65,18 +65,19 @@ int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *re
         _cleanup_close_ int mem = -EBADF;
         struct tns_proc_status st;
         uint64_t base;
+        bool image = false;
         int r;
 
         /* Looked at once per program (and exec): a program calling it
-         * in a loop costs a lookup in a table. */
+         * in a loop costs a lookup in a table. A program at its start has
+         * a few dozen mappings; one with more than FIRST_CALL_MAX_MAPS is
+         * not at its start, and is not read to the end on the loop that
+         * serves every namespace (nor is a new child of it, each time). */
         if (!h || !h->stubbable || !group_leader(req->pid) || injected_lately(s, req->pid) ||
-            !supervisor_image_first_call(s, req->pid) || tns_supervisor_maps_image(s, req->pid))
+            !supervisor_image_first_call(s, req->pid, FIRST_CALL_MAX_MAPS, &image) || image)
                 return TNS_REPLY_CONTINUE;
         /* Its kernel vDSO: the mapping the kernel names so (the auxv, even
-         * the kernel's copy, is the program's to change: PR_SET_MM_MAP).
-         * A program at its start has a few dozen mappings; one with more
-         * than FIRST_CALL_MAX_MAPS is not at its start, and is not read
-         * to the end on the loop that serves every namespace. */
+         * the kernel's copy, is the program's to change: PR_SET_MM_MAP). */
         if (tns_proc_special_mapping(req->pid, "[vdso]", FIRST_CALL_MAX_MAPS, &base, NULL) < 0)
                 return TNS_REPLY_CONTINUE;
         /* Another thread could be in the vDSO's code as it changes: only a

@@ -14,10 +14,14 @@
  * to its own mappings meanwhile (munmap, mremap) changes only its own
  * answers, as before.
  *
- * An entry names its process by a pidfd: a pid reused by another process
- * never finds it. The table is small and recycled in turn: a member that
- * makes many processes only makes itself read again, once per process. */
+ * An entry names its process by its pidfs inode (Linux 6.9; a pidfd kept
+ * open before): a pid reused by another process never finds it. The
+ * table is small and recycled in turn: a member that makes many processes
+ * only makes itself read again, once per process, and only so far on a
+ * trapped call (TNS_IMAGE_MAX_MAPS). */
 #include <errno.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -71,67 +75,102 @@ static int process_of(pid_t tid, pid_t *ret_tgid) {
         return fd;
 }
 
-static struct tns_image_entry *entry_find(struct tns_supervisor *s, pid_t tgid) {
+#define PIDFS_MAGIC 0x50494446
+
+/* The pidfs inode of the process of pidfd, or 0 without pidfs (every
+ * pidfd was one anonymous inode before Linux 6.9). */
+static uint64_t pid_id_of(int pidfd) {
+        struct statfs sfs;
+        struct stat st;
+
+        if (fstatfs(pidfd, &sfs) < 0 || sfs.f_type != PIDFS_MAGIC || fstat(pidfd, &st) < 0)
+                return 0;
+        return (uint64_t) st.st_ino;
+}
+
+/* tgid's entry if it is of the process of pidfd (whose pidfs inode is
+ * pid_id); an entry of an earlier process of that pid goes. */
+static struct tns_image_entry *entry_find(struct tns_supervisor *s, pid_t tgid, uint64_t pid_id) {
         for (unsigned i = 0; i < TNS_IMAGE_CACHE; i++) {
                 struct tns_image_entry *e = &s->images[i];
 
                 if (e->tgid != tgid)
                         continue;
-                /* Gone: its pid may be another process's by now. */
-                if (!tns_pidfd_alive(e->pidfd)) {
-                        entry_drop(e);
-                        return NULL;
-                }
-                return e;
+                if (e->pid_id ? e->pid_id == pid_id : tns_pidfd_alive(e->pidfd))
+                        return e;
+                entry_drop(e);
+                return NULL;
         }
         return NULL;
 }
 
-/* The process's entry, read from its maps if it has none. NULL if the
- * process is gone or cannot be read. */
-static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid) {
+/* The process's entry, read from its maps (up to max_lines, 0: all) if
+ * it has none, or only a partial one and the caller wants more. NULL if
+ * the process is gone or cannot be read. */
+static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid, unsigned max_lines) {
         _cleanup_close_ int pidfd = -EBADF;
         struct tns_image_entry *e;
+        bool seen = false;
         void *ns = NULL;
-        uint64_t addr = 0;
+        uint64_t addr = 0, pid_id;
         pid_t tgid;
         int r;
 
         pidfd = process_of(tid, &tgid);
         if (pidfd < 0)
                 return NULL;
-        e = entry_find(s, tgid);
-        if (e)
+        pid_id = pid_id_of(pidfd);
+        e = entry_find(s, tgid, pid_id);
+        /* A partial entry stands for callers that read no further. */
+        if (e && (!e->partial || (max_lines != 0 && max_lines <= e->bound)))
                 return e;
-        r = tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, &addr, &ns);
-        if (r < 0 && r != -ENOENT)
+        if (e) {
+                seen = e->first_call_seen;
+                entry_drop(e);
+        }
+        r = tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, max_lines, ns_with_file, s, &addr, &ns);
+        if (r < 0 && r != -ENOENT && r != -E2BIG)
                 return NULL;
         /* Read from a process that was still this one afterwards. */
         if (!tns_pidfd_alive(pidfd))
                 return NULL;
         e = &s->images[s->images_next++ % TNS_IMAGE_CACHE];
         entry_drop(e);
-        *e = (struct tns_image_entry){.tgid = tgid, .pidfd = TAKE_FD(pidfd), .ns = r < 0 ? NULL : ns, .addr = addr};
+        *e = (struct tns_image_entry){.tgid = tgid,
+                                      .pid_id = pid_id,
+                                      /* Without pidfs, the pidfd is the name. */
+                                      .pidfd = pid_id ? -EBADF : TAKE_FD(pidfd),
+                                      .ns = r < 0 ? NULL : ns,
+                                      .addr = addr,
+                                      .partial = r == -E2BIG,
+                                      .bound = max_lines,
+                                      .first_call_seen = seen};
         return e;
+}
+
+static struct tns_ns *ns_of(struct tns_image_entry *e, uint64_t *ret_addr) {
+        if (!e || !e->ns)
+                return NULL;
+        if (ret_addr)
+                *ret_addr = e->addr;
+        return e->ns;
 }
 
 struct tns_ns *supervisor_ns_by_mapping_uncached(struct tns_supervisor *s, pid_t pid) {
         void *ns = NULL;
         uint64_t addr;
 
-        if (tns_proc_find_file_mapping(pid, TNS_MEMFD_OFFSETS_PAGE, ns_with_file, s, &addr, &ns) < 0)
+        if (tns_proc_find_file_mapping(pid, TNS_MEMFD_OFFSETS_PAGE, 0, ns_with_file, s, &addr, &ns) < 0)
                 return NULL;
         return ns;
 }
 
 struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
-        struct tns_image_entry *e = entry_get(s, tid);
+        return ns_of(entry_get(s, tid, TNS_IMAGE_MAX_MAPS), ret_addr);
+}
 
-        if (!e || !e->ns)
-                return NULL;
-        if (ret_addr)
-                *ret_addr = e->addr;
-        return e->ns;
+struct tns_ns *supervisor_ns_by_mapping_whole(struct tns_supervisor *s, pid_t tid) {
+        return ns_of(entry_get(s, tid, 0), NULL);
 }
 
 bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
@@ -140,12 +179,15 @@ bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
         return supervisor_ns_by_mapping(s, pid, NULL) != NULL;
 }
 
-bool supervisor_image_first_call(struct tns_supervisor *s, pid_t tid) {
-        struct tns_image_entry *e = entry_get(s, tid);
+bool supervisor_image_first_call(struct tns_supervisor *s, pid_t tid, unsigned max_lines, bool *ret_image) {
+        struct tns_image_entry *e = entry_get(s, tid, max_lines);
 
         if (!e || e->first_call_seen)
                 return false;
         e->first_call_seen = true;
+        if (e->partial)
+                return false; /* not a program at its start */
+        *ret_image = e->ns != NULL;
         return true;
 }
 

@@ -154,9 +154,14 @@ struct tns_kns_cache {
 #define TNS_IMAGE_CACHE 256
 struct tns_image_entry {
         pid_t tgid; /* 0: free */
+        /* The process: its pidfs inode (Linux 6.9: one per process, never
+         * reused), or without pidfs a pidfd kept open. */
+        uint64_t pid_id;
         int pidfd;
         struct tns_ns *ns; /* the namespace its page is of; NULL: none mapped */
         uint64_t addr; /* where that page is */
+        bool partial; /* not read to the end (past a bound): ns is not known */
+        unsigned bound; /* the lines read when partial */
         bool first_call_seen; /* supervisor-first-call.c looked at it */
 };
 
@@ -224,8 +229,10 @@ void supervisor_image_cache_done(struct tns_supervisor *s);
 /* The process's mappings changed for good (execve, unshare's remap). */
 void supervisor_image_forget(struct tns_supervisor *s, pid_t tid, pid_t tgid);
 void supervisor_image_ns_gone(struct tns_supervisor *s, struct tns_ns *ns);
-/* True once per process and exec: its first arch_prctl is looked at. */
-bool supervisor_image_first_call(struct tns_supervisor *s, pid_t tid);
+/* True once per process and exec, for a process with at most max_lines
+ * mappings: its first arch_prctl is looked at; *ret_image: it maps our
+ * image. */
+bool supervisor_image_first_call(struct tns_supervisor *s, pid_t tid, unsigned max_lines, bool *ret_image);
 
 /* supervisor-kns.c: the kernel's time namespaces paired with ours. */
 void supervisor_kns_init(struct tns_supervisor *s);
@@ -345,7 +352,15 @@ void supervisor_attach_done(struct tns_supervisor *s);
 /* The namespace of the caller tid of listener l (supervisor.c). */
 struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid);
 /* The namespace whose offsets page tid maps (and where), or NULL. */
+/* On a trapped call, a process's maps are read up to
+ * TNS_IMAGE_MAX_MAPS lines: one with more (a member's 60,000 mappings)
+ * is taken as mapping no page of ours, and resolves by its member entries
+ * and parents as a program without our image does. */
+#define TNS_IMAGE_MAX_MAPS 8192
 struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr);
+/* The same read to the end, once per process (show, who asks on the
+ * control socket: not per trapped call). */
+struct tns_ns *supervisor_ns_by_mapping_whole(struct tns_supervisor *s, pid_t tid);
 /* The same read now, and not kept: for a look at every process of the
  * host (show's scan), which would only push members out of the cache. */
 struct tns_ns *supervisor_ns_by_mapping_uncached(struct tns_supervisor *s, pid_t pid);

@@ -167,7 +167,9 @@ struct tns_ns *tns_supervisor_find_process(struct tns_supervisor *s, pid_t pid) 
 
         if (!s->listeners)
                 return NULL;
-        ns = supervisor_ns_by_mapping(s, pid, NULL);
+        /* Read to the end (once per process): who asks on the control
+         * socket is never taken for an outsider for its many mappings. */
+        ns = supervisor_ns_by_mapping_whole(s, pid);
         if (ns)
                 return ns;
         /* A program without our vDSO: the nearest entry up the parent

@@ -68,6 +68,11 @@ int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int
 /* Into a rate-capable namespace: the filter that traps relative waits too
  * (TNS_FILTER_RATED). */
 #define TNS_ATTACH_RATED 0x4U
+/* The root process, in the host's kernel time namespace, makes one for
+ * the namespace: its children and its next program are in it (the
+ * namespace's identity, /proc/PID/ns/time; lib/kernel/attach.h,
+ * TNS_ATTACH_NEWTIME). For a namespace not yet paired with one. */
+#define TNS_ATTACH_NEWTIME_ROOT 0x8U
 #define TNS_ATTACH_MAX_PROCESSES 1024
 #define TNS_ATTACH_DEADLINE_MS 2000
 

@@ -153,6 +153,31 @@ check_clockloop() {
         [[ $output == *"Processes: "* ]]
 }
 
+# Only a process can enter a kernel time namespace; an attached one makes
+# a new one for what it starts after (its children, its next program), so
+# that the namespace has an identity of its own (show's Kernel ns).
+@test "what an attached process starts after is in a kernel time namespace of the namespace's own" {
+        requires_kernel_timens
+        local d=$DAEMON_DIR host
+        host=$(readlink /proc/self/ns/time)
+        bg sh -c "while [ ! -e '$d/go' ]; do sleep 0.02; done
+                  readlink /proc/self/ns/time >'$d/late'; exec sleep 60"
+        local sh=${BG_PIDS[-1]}
+        run -0 tns attach "$sh" --monotonic +1d --name ident
+        touch "$d/go"
+        wait_for_file "$d/late"
+        local ns
+        for ((i = 0; i < 100; i++)); do
+                ns=$(cat "$d/late")
+                [ -n "$ns" ] && break
+                sleep 0.05
+        done
+        [[ "$ns" == time:\[*\] ]] || fail "$ns"
+        [ "$ns" != "$host" ] || fail "a process started after the attach is in the host's time namespace"
+        run -0 tns show ident
+        [[ "$output" == *"Kernel ns: $ns"* ]] || fail "$output"
+}
+
 @test "--no-tree attaches the process alone" {
         local d=$DAEMON_DIR
         bg sh -c "'$HELPERS/clockloop' >'$d/child' & exec '$HELPERS/clockloop' >'$d/parent'"

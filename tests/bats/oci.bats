@@ -207,6 +207,71 @@ hook_test() {
         wait_namespaces 0
 }
 
+# The same with a rate: a namespace frozen at a date (org.timens.faketime)
+# is no namespace for a container that asks for another date, nor for one
+# that asks for that date without the freeze.
+@test "hook mode: a container asking for a date does not join a frozen namespace of its name" {
+        requires_runtime runc
+        requires_attach
+        local b
+        b="$OCI_DIR/frozen"
+        oci_bundle "$b" "$ROOTFS" /bin/sleep 60
+        tns oci-config "$b" --hook-path "$HOOK" --name shared >/dev/null
+        oci_config_set "$b" "c['annotations']['org.timens.faketime'] = '1999-01-01 00:00:00'"
+        TZ=UTC runc_ run --detach --bundle "$b" frozen </dev/null >/dev/null 2>&1 || fail "runc run -d frozen failed"
+        wait_namespaces 1
+        b=$(bundle later --hook-path "$HOOK" --realtime 2030-01-01 --name shared)
+        oci_run runc "$b" later
+        [ "$status" -ne 0 ] || fail "a container asking for 2030 joined a namespace frozen at 1999: $output"
+        [[ "$stderr" == *"cannot join namespace 'shared'"* ]] || fail "no reason: $stderr"
+        b=$(bundle same-date --hook-path "$HOOK" --realtime 1999-01-01T00:00:00Z --name shared)
+        oci_run runc "$b" same-date
+        [ "$status" -ne 0 ] || fail "a container asking for 1999 at rate 1 joined a frozen namespace: $output"
+        [[ "$stderr" == *"rate"* ]] || fail "no reason: $stderr"
+        runc_ kill frozen KILL
+        runc_ delete --force frozen
+        wait_namespaces 0
+}
+
+# Without the runtime shim (hooks.d, or config.json by hand), the init of
+# a container in the host's kernel time namespace is made to unshare one at
+# its attach: the container's program and its children are in it.
+@test "hook mode without the shim: the container's programs have a kernel time namespace of their own, which show names" {
+        requires_runtime runc
+        requires_attach
+        requires_kernel_timens
+        local b host ns
+        host=$(readlink /proc/self/ns/time)
+        b="$OCI_DIR/ident"
+        oci_bundle "$b" "$ROOTFS" /bin/sh -c 'readlink /proc/self/ns/time; sleep 0 & readlink /proc/$!/ns/time'
+        tns oci-config "$b" --hook-path "$HOOK" --monotonic +1d >/dev/null
+        oci_run runc "$b" ident
+        [ "$status" -eq 0 ] || fail "runc: $stderr"
+        ns=$(sed -n 1p <<<"$output")
+        [[ "$ns" == time:\[*\] ]] || fail "$output"
+        [ "$ns" != "$host" ] || fail "the container's program is in the host's time namespace $host"
+        [ "$(sed -n 2p <<<"$output")" = "$ns" ] || fail "its child is elsewhere: $output"
+        # Two containers at once, two namespaces; show names each one's.
+        local id pid a=()
+        for id in ident2 ident3; do
+                b="$OCI_DIR/$id"
+                oci_bundle "$b" "$ROOTFS" /bin/sleep 60
+                tns oci-config "$b" --hook-path "$HOOK" --monotonic +1d >/dev/null
+                runc_ run --detach --bundle "$b" "$id" </dev/null >/dev/null 2>&1 || fail "runc run -d $id failed"
+                pid=$(runc_ state "$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+                ns=$(readlink "/proc/$pid/ns/time")
+                [ "$ns" != "$host" ] || fail "$id is in the host's time namespace"
+                run -0 tns show "$id"
+                [[ "$output" == *"Kernel ns: $ns"* ]] || fail "$output"
+                a+=("$ns")
+        done
+        [ "${a[0]}" != "${a[1]}" ] || fail "two containers in one kernel time namespace: ${a[*]}"
+        for id in ident2 ident3; do
+                runc_ kill "$id" KILL
+                runc_ delete --force "$id"
+        done
+}
+
 # A container's namespace goes with its last process; poststop destroys
 # nothing, so neither a container's end nor a failed create (runc runs
 # poststop then too) takes a namespace that is not the container's own.

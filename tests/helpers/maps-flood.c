@@ -8,7 +8,11 @@
  * under unshare -T). Prints its calls: timensd must answer others
  * meanwhile as fast as ever (tests/bats/security-memory.bats).
  *
- * Usage: maps-flood NMAPS NPROC SECONDS
+ * With "churn", each of the NPROC loops forks children instead, each of
+ * which makes one arch_prctl and one clock_gettime and exits: a new
+ * process each time, which timensd has not read yet.
+ *
+ * Usage: maps-flood NMAPS NPROC SECONDS [churn]
  *        maps-flood victim SECONDS   (another namespace's caller: the mean
  *                                     and longest raw clock_gettime, us) */
 #include <asm/prctl.h>
@@ -84,8 +88,8 @@ int main(int argc, char **argv) {
 
         if (argc == 3 && strcmp(argv[1], "victim") == 0)
                 return victim(atol(argv[2]));
-        if (argc != 4) {
-                fprintf(stderr, "Usage: %s NMAPS NPROC SECONDS\n", argv[0]);
+        if (argc != 4 && !(argc == 5 && strcmp(argv[4], "churn") == 0)) {
+                fprintf(stderr, "Usage: %s NMAPS NPROC SECONDS [churn]\n", argv[0]);
                 return 2;
         }
         nmaps = atol(argv[1]), nproc = atol(argv[2]), seconds = atol(argv[3]);
@@ -102,6 +106,34 @@ int main(int argc, char **argv) {
                 }
         setvbuf(stdout, NULL, _IOLBF, 0);
         end = syscall(SYS_time, NULL) + seconds;
+        if (argc == 5) {
+                for (long p = 0; p < nproc; p++)
+                        if (fork() == 0) {
+                                long n = 0;
+
+                                while (syscall(SYS_time, NULL) < end) {
+                                        pid_t c = fork();
+
+                                        if (c == 0) {
+                                                unsigned long fs = 0;
+                                                struct timespec ts;
+
+                                                (void) syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+                                                (void) syscall(SYS_arch_prctl, ARCH_SET_FS, fs);
+                                                (void) syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+                                                _exit(0);
+                                        }
+                                        if (c > 0)
+                                                (void) waitpid(c, NULL, 0);
+                                        n++;
+                                }
+                                printf("churn children %ld\n", n);
+                                _exit(0);
+                        }
+                while (wait(NULL) > 0)
+                        ;
+                return 0;
+        }
         for (long p = 0; p < nproc; p++)
                 if (fork() == 0) {
                         printf("child arch_prctl calls %ld\n", loop_until(end, 0));

@@ -114,9 +114,9 @@ TEST(annotations) {
 
 /* Joining a namespace of one's name: the clocks asked for must be its. */
 TEST(join_check) {
-        const int64_t day = 86400LL * 1000000000, now = 1893456000LL * 1000000000 + 500;
-        struct tns_oci_existing ns = {.offset_ns = {[TNS_CLASS_REALTIME] = day},
-                                      .created_host_ns = now - 3600LL * 1000000000};
+        const int64_t sec = 1000000000, day = 86400 * sec, hour = 3600 * sec, now = 1893456000LL * sec + 500;
+        struct tns_oci_existing ns = {
+                .offset_ns = {[TNS_CLASS_REALTIME] = day}, .realtime_now_ns = now + day, .created_host_ns = now - hour};
         struct tns_oci_request req = {};
         char err[TNS_OCI_ERR_MAX] = "";
 
@@ -138,27 +138,47 @@ TEST(join_check) {
         req.clocks[TNS_CLASS_MONOTONIC].set = false;
         /* A date: made an hour ago for a date a day ahead of the host, it
          * reads that date plus the hour now. */
-        req.clocks[TNS_CLASS_REALTIME] = (struct tns_clock_arg){
-                .set = true, .spec = {.kind = TNS_OFFSET_ABSOLUTE, .ns = now - 3600LL * 1000000000 + day}};
+        req.clocks[TNS_CLASS_REALTIME] =
+                (struct tns_clock_arg){.set = true, .spec = {.kind = TNS_OFFSET_ABSOLUTE, .ns = now - hour + day}};
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
         /* A date it has not reached, or that it passed longer ago than it
          * exists: another namespace's clock. */
         req.clocks[TNS_CLASS_REALTIME].spec.ns = now + 2 * day;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
-        req.clocks[TNS_CLASS_REALTIME].spec.ns = now - 2 * 3600LL * 1000000000 + day;
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = now - 2 * hour + day;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
-        req.clocks[TNS_CLASS_REALTIME].set = false;
-        /* A rate: the namespace's, frozen or running. */
-        req.rated = true;
-        req.rate_mult = 2 * TNS_RATE_ONE;
+        /* A date asked of a namespace frozen at another (rated): refused,
+         * by the date and by the rate a plain request asks (1). */
+        ns.rate_capable = true;
+        ns.rate_mult = 0;
+        ns.run_mult = TNS_RATE_ONE;
+        ns.realtime_now_ns = 915148800LL * sec; /* 1999-01-01 */
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = 1893456000LL * sec; /* 2030-01-01 */
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = ns.realtime_now_ns;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
         EXPECT_NE(strstr(err, "rate"), NULL);
-        ns.rate_capable = true;
+        /* ... and joined by the same: frozen at that date. */
+        req.rated = req.freeze = true;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        req.clocks[TNS_CLASS_REALTIME].set = false;
+        /* A rate: the namespace's, frozen or running. */
+        req.freeze = false;
+        req.rate_mult = 2 * TNS_RATE_ONE;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
         ns.rate_mult = ns.run_mult = 2 * TNS_RATE_ONE;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
-        req.freeze = true;
+        ns.rate_capable = false;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
-        ns.rate_mult = 0;
+        /* A date in a namespace at x2, made an hour ago: it may be two
+         * hours past it. */
+        ns = (struct tns_oci_existing){.rate_capable = true,
+                                       .rate_mult = 2 * TNS_RATE_ONE,
+                                       .run_mult = 2 * TNS_RATE_ONE,
+                                       .realtime_now_ns = 1893456000LL * sec + 2 * hour - sec,
+                                       .created_host_ns = now - hour};
+        req.clocks[TNS_CLASS_REALTIME] =
+                (struct tns_clock_arg){.set = true, .spec = {.kind = TNS_OFFSET_ABSOLUTE, .ns = 1893456000LL * sec}};
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
 }
 

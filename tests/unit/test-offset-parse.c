@@ -10,7 +10,7 @@
 #include "time-util.h"
 #include "util.h"
 
-#define S(x) ((int64_t) (x) * TNS_NSEC_PER_SEC)
+#define S(x) ((int64_t) (x) *TNS_NSEC_PER_SEC)
 #define MIN_ S(60)
 #define HOUR S(3600)
 #define DAY S(86400)
@@ -35,8 +35,8 @@ static bool have_zone(const char *tz) {
 
 /* Runs one table; on success the kind must be `kind`, on failure *ret must
  * be left alone. */
-static void check_cases(const struct parse_case *cases, size_t n, bool allow_absolute,
-                        enum tns_offset_kind kind, bool *_failed) {
+static void check_cases(const struct parse_case *cases, size_t n, bool allow_absolute, enum tns_offset_kind kind,
+                        bool *_failed) {
         for (size_t i = 0; i < n; i++) {
                 struct tns_offset_spec spec = {.kind = 42, .ns = 42};
                 int rc = tns_offset_parse(cases[i].input, allow_absolute, &spec);
@@ -175,10 +175,8 @@ static const struct parse_case relative_cases[] = {
 };
 
 TEST(parse_relative) {
-        check_cases(relative_cases, ELEMENTSOF(relative_cases), false, TNS_OFFSET_RELATIVE,
-                    _failed);
-        check_cases(relative_cases, ELEMENTSOF(relative_cases), true, TNS_OFFSET_RELATIVE,
-                    _failed);
+        check_cases(relative_cases, ELEMENTSOF(relative_cases), false, TNS_OFFSET_RELATIVE, _failed);
+        check_cases(relative_cases, ELEMENTSOF(relative_cases), true, TNS_OFFSET_RELATIVE, _failed);
 }
 
 static const struct parse_case absolute_utc_cases[] = {
@@ -289,8 +287,7 @@ static const struct parse_case absolute_utc_cases[] = {
 
 TEST(parse_absolute) {
         set_tz("UTC");
-        check_cases(absolute_utc_cases, ELEMENTSOF(absolute_utc_cases), true,
-                    TNS_OFFSET_ABSOLUTE, _failed);
+        check_cases(absolute_utc_cases, ELEMENTSOF(absolute_utc_cases), true, TNS_OFFSET_ABSOLUTE, _failed);
 }
 
 /* Without allow_absolute every date is malformed, even one out of range. */
@@ -406,9 +403,24 @@ TEST(format) {
 
 TEST(format_round_trips) {
         static const int64_t values[] = {
-                0,         1,        -1,         999999999,   -999999999, S(1),
-                -S(1),     MIN_ - 1, HOUR + 1,   DAY - 1,     -DAY + 1,   123456789012345678,
-                INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1, 365 * DAY, S(1893456000),
+                0,
+                1,
+                -1,
+                999999999,
+                -999999999,
+                S(1),
+                -S(1),
+                MIN_ - 1,
+                HOUR + 1,
+                DAY - 1,
+                -DAY + 1,
+                123456789012345678,
+                INT64_MAX,
+                INT64_MIN,
+                INT64_MAX - 1,
+                INT64_MIN + 1,
+                365 * DAY,
+                S(1893456000),
         };
 
         for (size_t i = 0; i < ELEMENTSOF(values); i++) {
@@ -443,10 +455,8 @@ TEST(format_buffer_size) {
 TEST(forms) {
         /* They end up inside error messages: one line, and the examples they
          * give must themselves parse. */
-        static const char *const relative[] = {"86400", "-3600", "0.5", "+10d", "-3h30m", "+1y",
-                                               "1d 12h"};
-        static const char *const absolute[] = {"2030-01-01", "2030-01-01T12:00:00Z",
-                                               "2030-01-01T12:00:00+02:00",
+        static const char *const relative[] = {"86400", "-3600", "0.5", "+10d", "-3h30m", "+1y", "1d 12h"};
+        static const char *const absolute[] = {"2030-01-01", "2030-01-01T12:00:00Z", "2030-01-01T12:00:00+02:00",
                                                "2030-01-01 12:00:00", "@1893456000"};
 
         EXPECT_TRUE(strchr(tns_offset_forms_relative, '\n') == NULL);

@@ -168,14 +168,16 @@ TEST(file_mapping_by_device_and_inode) {
         ASSERT_EQ(fstat(fd, &st), 0);
         q = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd2, 4096);
         ASSERT_TRUE(q != MAP_FAILED);
-        EXPECT_EQ(tns_proc_find_file_mapping(getpid(), 4096, match_file, &st, &addr, &m), -ENOENT);
+        EXPECT_EQ(tns_proc_find_file_mapping(getpid(), 4096, 0, match_file, &st, &addr, &m), -ENOENT);
         p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
         ASSERT_TRUE(p != MAP_FAILED);
-        ASSERT_EQ(tns_proc_find_file_mapping(getpid(), 4096, match_file, &st, &addr, &m), 0);
+        ASSERT_EQ(tns_proc_find_file_mapping(getpid(), 4096, 0, match_file, &st, &addr, &m), 0);
+        /* Bounded: not past the first line (the program's own text). */
+        EXPECT_EQ(tns_proc_find_file_mapping(getpid(), 4096, 1, match_file, &st, &addr, &m), -E2BIG);
         EXPECT_EQ(addr, (uint64_t) (uintptr_t) p);
         EXPECT_TRUE(m == &st);
         /* The same file at another offset is not the page. */
-        EXPECT_EQ(tns_proc_find_file_mapping(getpid(), 0, match_file, &st, &addr, &m), -ENOENT);
+        EXPECT_EQ(tns_proc_find_file_mapping(getpid(), 0, 0, match_file, &st, &addr, &m), -ENOENT);
         munmap(p, 4096);
         munmap(q, 4096);
         close(fd);

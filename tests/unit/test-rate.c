@@ -121,6 +121,18 @@ TEST(apply_split) {
                                 for (uint64_t sec = 0; sec < 200000; sec += 33333)
                                         for (uint64_t ns = 0; ns < 3 * (uint64_t) SEC; ns += 299999999)
                                                 EXPECT_TRUE(split_agrees(mults[i], anchors[j], anchors[k], sec, ns));
+        /* Both products of the ns part: in 64-bit halves below 2^32, in
+         * 128 bits from there on (a reader stalled for seconds). */
+        {
+                const uint64_t edges[] = {
+                        UINT32_MAX - 1,          UINT32_MAX,       (uint64_t) UINT32_MAX + 1, 5 * (uint64_t) SEC,
+                        (UINT64_C(1) << 40) - 1, UINT64_C(1) << 40};
+
+                for (unsigned i = 0; i < sizeof(mults) / sizeof(mults[0]); i++)
+                        for (unsigned j = 0; j < sizeof(anchors) / sizeof(anchors[0]); j++)
+                                for (unsigned e = 0; e < sizeof(edges) / sizeof(edges[0]); e++)
+                                        EXPECT_TRUE(split_agrees(mults[i], anchors[j], 7, 100000, edges[e]));
+        }
 }
 
 TEST(apply_accuracy) {

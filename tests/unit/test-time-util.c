@@ -26,15 +26,9 @@ TEST(ts_valid) {
                 struct timespec ts;
                 bool valid;
         } cases[] = {
-                {TS(0, 0), true},
-                {TS(0, 999999999), true},
-                {TS(INT64_MAX, 999999999), true},
-                {TS(1, NSEC), false},
-                {TS(1, -1), false},
-                {TS(-1, 0), false},
-                {TS(INT64_MIN, 0), false},
-                {TS(0, LONG_MAX), false},
-                {TS(0, LONG_MIN), false},
+                {TS(0, 0), true},          {TS(0, 999999999), true}, {TS(INT64_MAX, 999999999), true},
+                {TS(1, NSEC), false},      {TS(1, -1), false},       {TS(-1, 0), false},
+                {TS(INT64_MIN, 0), false}, {TS(0, LONG_MAX), false}, {TS(0, LONG_MIN), false},
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
@@ -81,15 +75,9 @@ TEST(ns_to_ts) {
                 int64_t ns;
                 struct timespec ts;
         } cases[] = {
-                {0, TS(0, 0)},
-                {1, TS(0, 1)},
-                {-1, TS(-1, 999999999)},
-                {NSEC, TS(1, 0)},
-                {-NSEC, TS(-1, 0)},
-                {-NSEC - 1, TS(-2, 999999999)},
-                {-NSEC + 1, TS(-1, 1)},
-                {INT64_MAX, TS_NS_MAX},
-                {INT64_MIN, TS_NS_MIN},
+                {0, TS(0, 0)},          {1, TS(0, 1)},          {-1, TS(-1, 999999999)},
+                {NSEC, TS(1, 0)},       {-NSEC, TS(-1, 0)},     {-NSEC - 1, TS(-2, 999999999)},
+                {-NSEC + 1, TS(-1, 1)}, {INT64_MAX, TS_NS_MAX}, {INT64_MIN, TS_NS_MIN},
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -124,8 +112,7 @@ TEST(ts_add_ns) {
                 {TS(INT64_MAX, 1), 999999999, -EOVERFLOW, TS(0, 0)},
                 {TS(INT64_MAX, 0), NSEC, -EOVERFLOW, TS(0, 0)},
                 {TS(INT64_MAX - 9223372036LL, 145224193), INT64_MAX, -EOVERFLOW, TS(0, 0)},
-                {TS(INT64_MAX - 9223372036LL, 145224192), INT64_MAX, 0,
-                 TS(INT64_MAX, 999999999)},
+                {TS(INT64_MAX - 9223372036LL, 145224192), INT64_MAX, 0, TS(INT64_MAX, 999999999)},
                 {TS(INT64_MIN, 0), -1, -EOVERFLOW, TS(0, 0)},
                 {TS(INT64_MIN, 1), -1, 0, TS(INT64_MIN, 0)},
                 {TS(INT64_MIN + 9223372037LL, 0), INT64_MIN, 0, TS(INT64_MIN, 145224192)},
@@ -138,9 +125,8 @@ TEST(ts_add_ns) {
                 struct timespec sum = TS(42, 42);
                 int rc = tns_ts_add_ns(&cases[i].ts, cases[i].ns, &sum);
 
-                note_case(i, rc != cases[i].rc ||
-                                     (rc == 0 && (sum.tv_sec != cases[i].sum.tv_sec ||
-                                                  sum.tv_nsec != cases[i].sum.tv_nsec)));
+                note_case(i, rc != cases[i].rc || (rc == 0 && (sum.tv_sec != cases[i].sum.tv_sec ||
+                                                               sum.tv_nsec != cases[i].sum.tv_nsec)));
                 EXPECT_EQ(rc, cases[i].rc);
                 if (cases[i].rc != 0) {
                         EXPECT_EQ(sum.tv_sec, 42);
@@ -223,7 +209,10 @@ TEST(add_then_diff_round_trips) {
                 0, 1, -1, NSEC - 1, -NSEC + 1, 86400 * NSEC, -86400 * NSEC, INT64_MAX, INT64_MIN,
         };
         static const struct timespec bases[] = {
-                TS(0, 0), TS(1, 999999999), TS(1893456000, 123456789), TS(-5, 1),
+                TS(0, 0),
+                TS(1, 999999999),
+                TS(1893456000, 123456789),
+                TS(-5, 1),
         };
 
         for (size_t i = 0; i < ELEMENTSOF(bases); i++)
