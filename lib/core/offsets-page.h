@@ -139,18 +139,8 @@ static inline int tns_rate_apply_split(uint64_t mult, int64_t anchor_host, int64
                 bs = -((-(b + 1)) / nsec_per_sec) - 1;
                 bn = b - bs * nsec_per_sec;
         }
-        /* The ns part, with the fraction: < 2^40 * 2^52 >> 32 = 2^60.
-         * ns is below 2^32 but for a reader stalled for seconds (the
-         * base time's nanoseconds plus the few milliseconds since the
-         * kernel's last update): then the multiplier's whole and
-         * fractional halves multiply ns in 64 bits each, side by side,
-         * and ns * whole is a multiple of 2^32 that the shift leaves
-         * whole, so the sum is exact (and a cycle or three shorter than
-         * the 128-bit product and its shift). */
-        if (__builtin_expect(ns <= UINT32_MAX && (mult >> 32) <= INT32_MAX, 1))
-                dn = ns * (mult >> 32) + ((ns * (mult & 0xffffffff) + (uint64_t) (p & 0xffffffff)) >> TNS_RATE_SHIFT);
-        else
-                dn = (uint64_t) (((unsigned __int128) ns * mult + (uint64_t) (p & 0xffffffff)) >> TNS_RATE_SHIFT);
+        /* The ns part, with the fraction: < 2^40 * 2^52 >> 32 = 2^60. */
+        dn = (uint64_t) (((unsigned __int128) ns * mult + (uint64_t) (p & 0xffffffff)) >> TNS_RATE_SHIFT);
         n = (uint64_t) bn + dn;
         if (__builtin_expect(n >= (uint64_t) nsec_per_sec, 0)) {
                 if (n < 4 * (uint64_t) nsec_per_sec) {

@@ -121,8 +121,8 @@ TEST(apply_split) {
                                 for (uint64_t sec = 0; sec < 200000; sec += 33333)
                                         for (uint64_t ns = 0; ns < 3 * (uint64_t) SEC; ns += 299999999)
                                                 EXPECT_TRUE(split_agrees(mults[i], anchors[j], anchors[k], sec, ns));
-        /* Both products of the ns part: in 64-bit halves below 2^32, in
-         * 128 bits from there on (a reader stalled for seconds). */
+        /* ns around 2^32 and up to the bound (a reader stalled for
+         * seconds): the product of the ns part needs its 128 bits. */
         {
                 const uint64_t edges[] = {
                         UINT32_MAX - 1,          UINT32_MAX,       (uint64_t) UINT32_MAX + 1, 5 * (uint64_t) SEC,
