@@ -54,7 +54,7 @@ static const struct op_def {
                                   PARAM_FREEZE,
                           0},
         [TNS_OP_ATTACH] = {"attach", true, false,
-                           PARAM_NAME | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE |
+                           PARAM_NAME | PARAM_ID | PARAM_OFFSETS | PARAM_GRANT | PARAM_JOIN | PARAM_PID | PARAM_TREE |
                                    PARAM_SHARED | PARAM_RATE | PARAM_FREEZE,
                            PARAM_PID},
         [TNS_OP_WAIT] = {"wait", false, true, PARAM_TARGET | PARAM_TIMEOUT, 0},
@@ -505,10 +505,15 @@ static int check_params(const struct op_def *d, unsigned seen, struct tns_reques
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
                                            "params: set needs at least one clock in \"offsets\", a \"rate\" or "
                                            "\"freeze\"");
-        if (r->join && (!r->name || any_clock || (seen & (PARAM_GRANT | PARAM_RATE | PARAM_FREEZE)) || r->shared))
+        /* attach joins by id too: the namespace a client looked at, not
+         * one made under its name since. */
+        if (r->join && ((seen & PARAM_TARGET) == 0 || (seen & PARAM_TARGET) == PARAM_TARGET || any_clock ||
+                        (seen & (PARAM_GRANT | PARAM_RATE | PARAM_FREEZE)) || r->shared))
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                           "params: join needs \"name\" and takes no \"offsets\", \"grant\", "
-                                           "\"rate\", \"freeze\" or \"shared\"");
+                                           "params: join needs \"name\" (or, for attach, \"id\") and takes no "
+                                           "\"offsets\", \"grant\", \"rate\", \"freeze\" or \"shared\"");
+        if (!r->join && !d->target && (seen & PARAM_ID))
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "params: \"id\" only with \"join\"");
         if (r->op == TNS_OP_WAIT && !(seen & PARAM_TIMEOUT))
                 r->timeout_ms = TNS_PROTO_WAIT_DEFAULT_MS;
         return 0;

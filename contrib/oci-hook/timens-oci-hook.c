@@ -35,6 +35,7 @@
 #include "time-util.h"
 #include "version.h"
 #define HOOK_CONNECT_TRIES 100 /* x 50 ms */
+#define HOOK_JOIN_TRIES 3 /* a namespace of the name gone between create and join */
 
 static void hook_log_fn(void *userdata, int level, int error, const struct tns_log_ctx *ctx, const char *fmt,
                         va_list ap);
@@ -302,7 +303,7 @@ static void request_clocks(const struct hook *h, struct tns_request *req) {
  * or one made with `timensctl create`): joined only if it has the clocks
  * this container asks for (tns_oci_join_check), so that no container
  * takes another's clocks by taking its name first. */
-static int join_check(struct hook *h, struct tns_client *c) {
+static int join_check(struct hook *h, struct tns_client *c, uint64_t *ret_id) {
         struct tns_request req = {.op = TNS_OP_SHOW, .name = h->req.name};
         _cleanup_free_ struct tns_ns_view *v = malloc(sizeof(struct tns_ns_view));
         _cleanup_json_ json_object *res = NULL;
@@ -318,6 +319,8 @@ static int join_check(struct hook *h, struct tns_client *c) {
         r = tns_client_call(c, &req, NULL, 0, &res, &e);
         if (r < 0)
                 return tns_log_errno(&hook_log, LOG_ERR, r, "Failed to talk to timensd (show): %m");
+        if (r == 0 && e.code == TNS_ERR_NOT_FOUND)
+                return -ENOENT; /* gone meanwhile: made anew */
         if (r == 0 || !json_object_object_get_ex(res, "namespace", &ns) || tns_ns_view_from_json(ns, v) < 0)
                 return tns_log_errno(&hook_log, LOG_ERR, EINVAL,
                                      "timensd did not show namespace '%s' of container %s: %s", h->req.name, h->st.id,
@@ -334,12 +337,13 @@ static int join_check(struct hook *h, struct tns_client *c) {
         if (r < 0)
                 return tns_log_errno(&hook_log, LOG_ERR, r, "Container %s cannot join namespace '%s': %s", h->st.id,
                                      h->req.name, err);
+        *ret_id = v->id;
         return 0;
 }
 
 static int create_runtime(struct hook *h) {
         _cleanup_client_ struct tns_client *c = NULL;
-        struct tns_request req = {.op = TNS_OP_ATTACH, .name = h->req.name};
+        struct tns_request req;
         struct tns_proto_error e = {};
         int r;
 
@@ -355,17 +359,32 @@ static int create_runtime(struct hook *h) {
         tns_client_set_timeout(c, 30000);
         /* A new namespace made with the attach: it goes with its last
          * process (the container's, and those of containers that joined
-         * it), and an attach that fails takes it away again. */
-        req.pid = h->st.pid;
-        request_clocks(h, &req);
-        r = call(c, &req, &e);
-        if (r == -EPROTO && e.code == TNS_ERR_EXISTS) {
-                r = join_check(h, c);
-                if (r < 0)
-                        return r;
-                req = (struct tns_request){.op = TNS_OP_ATTACH, .name = h->req.name, .join = true, .pid = h->st.pid};
+         * it), and an attach that fails takes it away again. One of that
+         * name is joined by the id the check saw: not one made under the
+         * name since (its last process gone meanwhile); then again. */
+        for (unsigned try = 0;; try++) {
+                uint64_t id = 0;
+
+                req = (struct tns_request){.op = TNS_OP_ATTACH, .name = h->req.name, .pid = h->st.pid};
+                request_clocks(h, &req);
                 e = (struct tns_proto_error){};
                 r = call(c, &req, &e);
+                if (!(r == -EPROTO && e.code == TNS_ERR_EXISTS))
+                        break;
+                r = join_check(h, c, &id);
+                if (r == -ENOENT && try < HOOK_JOIN_TRIES)
+                        continue;
+                if (r == -ENOENT)
+                        return tns_log_errno(&hook_log, LOG_ERR, EAGAIN,
+                                             "Namespace '%s' of container %s went away each time it was joined",
+                                             h->req.name, h->st.id);
+                if (r < 0)
+                        return r;
+                req = (struct tns_request){.op = TNS_OP_ATTACH, .ns_id = id, .join = true, .pid = h->st.pid};
+                e = (struct tns_proto_error){};
+                r = call(c, &req, &e);
+                if (!(r == -EPROTO && e.code == TNS_ERR_NOT_FOUND) || try >= HOOK_JOIN_TRIES)
+                        break;
         }
         if (r == -EPROTO)
                 return tns_log_errno(&hook_log, LOG_ERR, EINVAL,

@@ -36,6 +36,7 @@
 
 #include "client.h"
 #include "json-util.h"
+#include "kns.h"
 #include "pidfd-util.h"
 #include "timens-runtime.h"
 
@@ -138,6 +139,7 @@ static int container_pid(const char *runtime, const struct runtime_args *a, pid_
 /* exec: into the container's namespace, if it is not ours already. */
 static int enter_container(const char *runtime, const struct runtime_args *a) {
         _cleanup_close_ int pidfd = -EBADF, target = -EBADF, own = -EBADF;
+        int64_t off[3] = {};
         pid_t pid;
         int r;
 
@@ -158,6 +160,15 @@ static int enter_container(const char *runtime, const struct runtime_args *a) {
         r = tns_ns_fd_same(own, target);
         if (r != 0)
                 return r < 0 ? r : 0;
+        /* Only one with zero offsets, as ours are (the clocks are
+         * timensd's): a container that made one with offsets of its own
+         * does not shift the clocks of the runtime, which runs as root on
+         * the host. Its offsets are final once its process is in it. */
+        r = tns_kns_offsets(pid, target, off);
+        if (r < 0)
+                return r;
+        if (off[TNS_CLASS_MONOTONIC] != 0 || off[TNS_CLASS_BOOTTIME] != 0)
+                return -EPERM;
         return setns(target, CLONE_NEWTIME) < 0 ? negative_errno() : 1;
 }
 

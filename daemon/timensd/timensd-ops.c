@@ -706,7 +706,12 @@ static int op_attach(struct op_ctx *x) {
         r = adopt_target(x, &ns, &created);
         if (r < 0)
                 return r;
-        r = tns_registry_attach(x->m->registry, ns, pid, x->req->no_tree ? 0 : TNS_ATTACH_TREE,
+        /* The namespace's first process by attach (the OCI hook's
+         * container init, `timensctl attach`) gives it a kernel time
+         * namespace of its own, for what it starts (not an entrant's: it
+         * joins a container that has one). */
+        r = tns_registry_attach(x->m->registry, ns, pid,
+                                (x->req->no_tree ? 0 : TNS_ATTACH_TREE) | TNS_ATTACH_NEWTIME_ROOT,
                                 x->p->uid == 0 ? NULL : &owner, rep);
         if (r < 0) {
                 if (created)

@@ -27,6 +27,9 @@ static bool date_reached(const struct tns_oci_existing *ns, int64_t date, int64_
                 ns->created_host_ns > 0 && host_now_ns > ns->created_host_ns ? host_now_ns - ns->created_host_ns : 0;
         __int128 past = (__int128) ns->realtime_now_ns - date;
 
+        /* Frozen, it reads the one date it stands at. */
+        if (ns->rate_capable && ns->rate_mult == 0)
+                age = 0;
         age = age * mult / TNS_RATE_ONE;
         return past >= -TNS_NSEC_PER_SEC && past <= age + TNS_NSEC_PER_SEC;
 }

@@ -383,12 +383,10 @@ int tns_registry_attach(struct tns_registry *r, struct tns_ns *ns, pid_t pid, un
         total = in_use < TNS_MAX_LISTENERS ? TNS_MAX_LISTENERS - in_use : 0;
         if (tns_ns_rate_capable(ns))
                 flags |= TNS_ATTACH_RATED;
-        /* The namespace's first processes by attach (the OCI hook's
-         * container init, `timensctl attach`) give it a kernel time
-         * namespace of its own; an entrant at its exec joins the
-         * container's, which only it could enter (setns). */
-        if (!(flags & TNS_ATTACH_AT_EXEC) && ns->kns_fd < 0)
-                flags |= TNS_ATTACH_NEWTIME_ROOT;
+        /* A namespace paired already keeps its kernel time namespace: a
+         * new one would split its processes' identity. */
+        if (ns->kns_fd >= 0)
+                flags &= ~TNS_ATTACH_NEWTIME_ROOT;
         return tns_supervisor_attach(r->s, pid, flags, room < total ? room : total, owner, attach_listener,
                                      &(struct attach_ctx){r, ns}, ret);
 }

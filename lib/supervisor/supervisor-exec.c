@@ -58,6 +58,9 @@ static void trace_free(struct exec_trace *t) {
         if (s->exec_to_hold == t)
                 s->exec_to_hold = NULL;
         hold_forget(t);
+        /* Its mappings are the new program's (or, for a remap, have the
+         * new page) from now: what was read while it was traced is not. */
+        supervisor_image_forget(s, t->tid, t->tgid);
         tns_ns_unref(t->ns);
         free(t);
 }
@@ -825,7 +828,7 @@ int supervisor_nsop_begin(struct listener *l, const struct seccomp_notif *req, s
         /* The offsets page is the memfd's second page wherever it is
          * mapped; a program without our vDSO has no page to move, but is
          * still followed (its member entry). */
-        if (l->s->vdso && !supervisor_ns_by_mapping(l->s, req->pid, &addr))
+        if (l->s->vdso && !supervisor_ns_by_mapping_fresh(l->s, req->pid, &addr))
                 addr = 0;
         /* A vfork child (or any CLONE_VM child) shares its parent's
          * memory: a page mapped there would move the parent too. Its exec
@@ -907,8 +910,10 @@ bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif 
             memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0 || seccomp_notify_id_valid(l->fd, req->id) < 0)
                 return false;
         /* ...and the program reads clocks through our image, which called
-         * it: a program without it gets the emulated answer. */
-        return tns_supervisor_maps_image(l->s, req->pid);
+         * it: a program without it gets the emulated answer. Read to the
+         * end (once per process): a bound would take a program with many
+         * mappings for one without our image, and add its offset twice. */
+        return supervisor_ns_by_mapping_whole(l->s, req->pid) != NULL;
 }
 
 /* The state letter of /proc/PID/stat ('T': stopped by a signal). */

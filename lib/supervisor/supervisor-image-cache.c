@@ -113,11 +113,15 @@ static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid, un
         bool seen = false;
         void *ns = NULL;
         uint64_t addr = 0, pid_id;
+        unsigned slot = TNS_IMAGE_CACHE;
         pid_t tgid;
         int r;
 
         pidfd = process_of(tid, &tgid);
         if (pidfd < 0)
+                return NULL;
+        /* In its exec: its maps are the old program's, about to go. */
+        if (supervisor_exec_in_flight(s, tgid))
                 return NULL;
         pid_id = pid_id_of(pidfd);
         e = entry_find(s, tgid, pid_id);
@@ -125,7 +129,9 @@ static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid, un
         if (e && (!e->partial || (max_lines != 0 && max_lines <= e->bound)))
                 return e;
         if (e) {
+                /* Read again further: in its own slot. */
                 seen = e->first_call_seen;
+                slot = (unsigned) (e - s->images);
                 entry_drop(e);
         }
         r = tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, max_lines, ns_with_file, s, &addr, &ns);
@@ -134,7 +140,7 @@ static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid, un
         /* Read from a process that was still this one afterwards. */
         if (!tns_pidfd_alive(pidfd))
                 return NULL;
-        e = &s->images[s->images_next++ % TNS_IMAGE_CACHE];
+        e = &s->images[slot < TNS_IMAGE_CACHE ? slot : s->images_next++ % TNS_IMAGE_CACHE];
         entry_drop(e);
         *e = (struct tns_image_entry){.tgid = tgid,
                                       .pid_id = pid_id,
@@ -156,12 +162,14 @@ static struct tns_ns *ns_of(struct tns_image_entry *e, uint64_t *ret_addr) {
         return e->ns;
 }
 
-struct tns_ns *supervisor_ns_by_mapping_uncached(struct tns_supervisor *s, pid_t pid) {
+struct tns_ns *supervisor_ns_by_mapping_fresh(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
         void *ns = NULL;
         uint64_t addr;
 
-        if (tns_proc_find_file_mapping(pid, TNS_MEMFD_OFFSETS_PAGE, 0, ns_with_file, s, &addr, &ns) < 0)
+        if (tns_proc_find_file_mapping(tid, TNS_MEMFD_OFFSETS_PAGE, 0, ns_with_file, s, &addr, &ns) < 0)
                 return NULL;
+        if (ret_addr)
+                *ret_addr = addr;
         return ns;
 }
 

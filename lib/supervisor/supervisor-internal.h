@@ -351,19 +351,22 @@ void supervisor_wait_done(struct tns_supervisor *s);
 void supervisor_attach_done(struct tns_supervisor *s);
 /* The namespace of the caller tid of listener l (supervisor.c). */
 struct tns_ns *supervisor_resolve_ns(struct listener *l, pid_t tid);
-/* The namespace whose offsets page tid maps (and where), or NULL. */
-/* On a trapped call, a process's maps are read up to
- * TNS_IMAGE_MAX_MAPS lines: one with more (a member's 60,000 mappings)
- * is taken as mapping no page of ours, and resolves by its member entries
- * and parents as a program without our image does. */
+/* The namespace whose offsets page tid maps (and where), or NULL
+ * (supervisor-image-cache.c). On a trapped call, a process's maps are
+ * read up to TNS_IMAGE_MAX_MAPS lines: one with more (a member's 60,000
+ * mappings) is taken as mapping no page of ours, and resolves by its
+ * member entries and parents as a program without our image does. */
 #define TNS_IMAGE_MAX_MAPS 8192
 struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr);
-/* The same read to the end, once per process (show, who asks on the
- * control socket: not per trapped call). */
+/* The same read to the end, once per process (who asks on the control
+ * socket, a syscall from the kernel vDSO's site: where "no page" must be
+ * known, not guessed past a bound). */
 struct tns_ns *supervisor_ns_by_mapping_whole(struct tns_supervisor *s, pid_t tid);
-/* The same read now, and not kept: for a look at every process of the
- * host (show's scan), which would only push members out of the cache. */
-struct tns_ns *supervisor_ns_by_mapping_uncached(struct tns_supervisor *s, pid_t pid);
+/* Read now, to the end, not from the cache nor into it: where a page is
+ * about to be mapped over (unshare's remap), only the maps as they are;
+ * and show's look at every process of the host, which would only push
+ * members out of the cache. */
+struct tns_ns *supervisor_ns_by_mapping_fresh(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr);
 /* The store for a new namespace's file, or NULL (memfds). */
 const struct tns_page_store *supervisor_pages(struct tns_supervisor *s);
 

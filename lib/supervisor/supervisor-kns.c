@@ -128,7 +128,8 @@ void supervisor_kns_pair_root(struct tns_supervisor *s, struct tns_ns *ns, pid_t
          * container stopped and started again): its new first process is in
          * a kernel namespace of its own (the runtime shim's create made it),
          * and the old pair has none of ours left, so the pair follows. */
-        if (ns->kns_fd >= 0 && ns->kns_ino != children && !ns->kns_pinned && !ns_in_use(s, ns)) {
+        if (ns->kns_fd >= 0 && ns->kns_ino != children && !ns->kns_pinned && !ns_in_use(s, ns) &&
+            !supervisor_ns_by_kns(s, children)) {
                 ns->kns_fd = safe_close(ns->kns_fd);
                 ns->kns_ino = 0;
         }

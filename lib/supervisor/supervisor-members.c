@@ -123,7 +123,7 @@ static void walk_mappers(struct walk *w) {
 
                 /* We map it ourselves, to write it. */
                 if (pid > 0 && pid != getpid() && !walk_has(w, pid) &&
-                    supervisor_ns_by_mapping_uncached(w->s, pid) == w->ns)
+                    supervisor_ns_by_mapping_fresh(w->s, pid, NULL) == w->ns)
                         walk_add(w, pid);
         }
 }

@@ -71,7 +71,10 @@ int tns_supervisor_add_listener(struct tns_supervisor *s, struct tns_ns *ns, int
 /* The root process, in the host's kernel time namespace, makes one for
  * the namespace: its children and its next program are in it (the
  * namespace's identity, /proc/PID/ns/time; lib/kernel/attach.h,
- * TNS_ATTACH_NEWTIME). For a namespace not yet paired with one. */
+ * TNS_ATTACH_NEWTIME). For a namespace not yet paired with one. The
+ * unshare runs before the filter (which would trap it): an attach that
+ * fails after it leaves the new namespace for the process's children,
+ * with zero offsets, the same clocks. */
 #define TNS_ATTACH_NEWTIME_ROOT 0x8U
 #define TNS_ATTACH_MAX_PROCESSES 1024
 #define TNS_ATTACH_DEADLINE_MS 2000

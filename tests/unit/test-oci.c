@@ -158,9 +158,13 @@ TEST(join_check) {
         req.clocks[TNS_CLASS_REALTIME].spec.ns = ns.realtime_now_ns;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
         EXPECT_NE(strstr(err, "rate"), NULL);
-        /* ... and joined by the same: frozen at that date. */
+        /* ... and joined by the same: frozen at that date; not frozen at
+         * another date, even one it would have passed running. */
         req.rated = req.freeze = true;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = ns.realtime_now_ns - 1800 * sec;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        req.clocks[TNS_CLASS_REALTIME].spec.ns = ns.realtime_now_ns;
         req.clocks[TNS_CLASS_REALTIME].set = false;
         /* A rate: the namespace's, frozen or running. */
         req.freeze = false;

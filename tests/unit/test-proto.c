@@ -29,6 +29,9 @@ static const struct {
         {"{\"version\":1,\"id\":3,\"op\":\"wait\",\"params\":{\"name\":\"x\",\"timeout_ms\":0}}", -1, TNS_OP_WAIT},
         {"{\"version\":1,\"id\":3,\"op\":\"adopt\",\"params\":{\"name\":\"x\",\"join\":true}}", -1, TNS_OP_ADOPT},
         {"{\"version\":1,\"id\":3,\"op\":\"attach\",\"params\":{\"name\":\"x\",\"pid\":1}}", -1, TNS_OP_ATTACH},
+        {"{\"version\":1,\"id\":3,\"op\":\"attach\",\"params\":{\"id\":4,\"join\":true,\"pid\":1}}", -1, TNS_OP_ATTACH},
+        {"{\"version\":1,\"id\":3,\"op\":\"attach\",\"params\":{\"pid\":1,\"rate\":\"2\",\"freeze\":true}}", -1,
+         TNS_OP_ATTACH},
         {"{\"version\":1,\"id\":3,\"op\":\"attach\",\"params\":{\"pid\":7,\"tree\":false,\"offsets\":{"
          "\"realtime\":\"+1d\"}}}",
          -1, TNS_OP_ATTACH},
@@ -92,6 +95,10 @@ static const struct {
         {"{\"version\":1,\"id\":1,\"op\":\"wait\",\"params\":{\"name\":\"a\",\"timeout_ms\":-1}}",
          TNS_ERR_INVALID_PARAMS, 0},
         {"{\"version\":1,\"id\":1,\"op\":\"attach\",\"params\":{\"name\":\"a\"}}", TNS_ERR_INVALID_PARAMS, 0},
+        /* attach: an id only to join, and not with a name */
+        {"{\"version\":1,\"id\":1,\"op\":\"attach\",\"params\":{\"id\":4,\"pid\":1}}", TNS_ERR_INVALID_PARAMS, 0},
+        {"{\"version\":1,\"id\":1,\"op\":\"attach\",\"params\":{\"id\":4,\"name\":\"a\",\"join\":true,\"pid\":1}}",
+         TNS_ERR_INVALID_PARAMS, 0},
         {"{\"version\":1,\"id\":1,\"op\":\"attach\",\"params\":{\"pid\":5,\"tree\":1}}", TNS_ERR_INVALID_PARAMS, 0},
         {"{\"version\":1,\"id\":1,\"op\":\"attach\",\"params\":{\"pid\":5,\"id\":1}}", TNS_ERR_INVALID_PARAMS, 0},
         {"{\"version\":1,\"id\":1,\"op\":\"import\",\"params\":{\"state\":{}}}", TNS_ERR_INVALID_PARAMS, 0},
