@@ -25,6 +25,9 @@ setup_file() {
 setup() {
         requires_root
         start_daemon
+        # The watch starts once timensd serves (an idle-time source):
+        # its line, or the reason it has none, comes after it is ready.
+        wait_for_line "$DAEMON_DIR/log" "Watching execs for entrants\|entrants are not attached"
         grep -q "Watching execs for entrants with BPF" "$DAEMON_DIR/log" ||
                 skip "timensd could not load its BPF program here: $(grep -i bpf "$DAEMON_DIR/log")"
         OCI_DIR=$(mktemp -d "$DAEMON_DIR/oci.XXXXXX")

@@ -29,6 +29,9 @@ setup() {
                 return
         fi
         start_daemon
+        # The watch starts once timensd serves (an idle-time source):
+        # its line, or the reason it has none, comes after it is ready.
+        wait_for_line "$DAEMON_DIR/log" "Watching execs for entrants\|entrants are not attached"
         grep -q "Watching execs for entrants with BPF" "$DAEMON_DIR/log" ||
                 skip "timensd could not load its BPF program here: $(grep -i bpf "$DAEMON_DIR/log")"
 }
@@ -104,6 +107,7 @@ near() {
 }
 
 @test "without BPF, the proc connector: the entrant is attached after its exec (its first reads may be the host's)" {
+        wait_for_line "$DAEMON_DIR/log" "Watching execs for entrants\|entrants are not attached"
         grep -q "Watching execs for entrants with the proc connector" "$DAEMON_DIR/log" ||
                 fail "timensd --entrants proc did not start its watch: $(cat "$DAEMON_DIR/log")"
         start_container
