@@ -89,10 +89,12 @@ static int our_options(int argc, char **argv, struct runtime_args *a, const stru
         return i;
 }
 
-/* create/run: the bundle (default: the working directory, as runc's) and
- * the id, the one argument that is not an option. */
-static void command_args(int argc, char **argv, int start, struct runtime_args *a) {
-        a->bundle = ".";
+/* A command's arguments after its name: options (those in `values` take
+ * one), then the container id. create and run take the id last
+ * (`first` false: the last argument that is not an option) and a bundle;
+ * exec takes it first, the command to run follows (`first` true). */
+static void command_args(int argc, char **argv, int start, const char *const *values, size_t n_values, bool first,
+                         struct runtime_args *a) {
         for (int i = start; i < argc; i++) {
                 const char *value;
                 size_t len;
@@ -105,38 +107,17 @@ static void command_args(int argc, char **argv, int start, struct runtime_args *
                 }
                 if (argv[i][0] != '-' || argv[i][1] == '\0') {
                         a->id = argv[i];
+                        if (first)
+                                return;
                         continue;
                 }
                 name = option_name(argv[i], &len, &value);
-                if (!in_list(name, len, command_values, ELEMENTSOF(command_values)))
+                if (!in_list(name, len, values, n_values))
                         continue;
                 if (!value && i + 1 < argc)
                         value = argv[++i];
                 if (value && (name_is(name, len, "bundle") || name_is(name, len, "b")))
                         a->bundle = value;
-        }
-}
-
-/* exec: the container id is the first argument that is not an option
- * (the command to run follows it). */
-static void exec_args(int argc, char **argv, int start, struct runtime_args *a) {
-        for (int i = start; i < argc; i++) {
-                const char *value;
-                size_t len;
-                const char *name;
-
-                if (strcmp(argv[i], "--") == 0) {
-                        if (i + 1 < argc)
-                                a->id = argv[i + 1];
-                        return;
-                }
-                if (argv[i][0] != '-' || argv[i][1] == '\0') {
-                        a->id = argv[i];
-                        return;
-                }
-                name = option_name(argv[i], &len, &value);
-                if (!value && in_list(name, len, exec_values, ELEMENTSOF(exec_values)))
-                        i++;
         }
 }
 
@@ -162,10 +143,13 @@ int runtime_args_parse(int argc, char **argv, struct runtime_args *ret, const st
                         a.command = argv[i];
                         a.command_at = i;
                         a.edit = strcmp(a.command, "create") == 0 || strcmp(a.command, "run") == 0;
-                        if (a.edit)
-                                command_args(a.argc, argv, i + 1, &a);
-                        else if (strcmp(a.command, "exec") == 0)
-                                exec_args(a.argc, argv, i + 1, &a);
+                        if (a.edit) {
+                                /* The bundle: runc's default, the working directory. */
+                                a.bundle = ".";
+                                command_args(a.argc, argv, i + 1, command_values, ELEMENTSOF(command_values), false,
+                                             &a);
+                        } else if (strcmp(a.command, "exec") == 0)
+                                command_args(a.argc, argv, i + 1, exec_values, ELEMENTSOF(exec_values), true, &a);
                         break;
                 }
                 if (strcmp(argv[i], "--") == 0)

@@ -579,8 +579,6 @@ static void on_stop(struct exec_trace *t, int status) {
                 if (r < 0)
                         log_trace(t, tracee_gone(t, r) ? LOG_DEBUG : LOG_WARNING, r,
                                   "Failed to move the vDSO to the new namespace");
-                /* Read while the old page was there: read again. */
-                supervisor_image_forget(t->s, t->tid, t->tgid);
                 return finish(t, NO_EXEC);
         }
         switch (stop) {
