@@ -81,7 +81,7 @@ static int serve(int listener, pid_t root_pid, int parent_pidfd, const char *nam
         tns_supervisor_set_idle_callback(s, on_idle, e);
         (void) !write(ready_fd, &ok, 1);
         close(ready_fd);
-        r = sd_event_loop(e);
+        r = tns_supervisor_run(s);
         tns_supervisor_free(s);
         return r;
 }

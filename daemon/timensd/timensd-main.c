@@ -183,8 +183,12 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 static int on_handoff(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         struct manager *m = userdata;
 
-        if (fdstore_handoff(m) < 0)
+        /* Nothing a receive thread took may die with us unanswered. */
+        tns_supervisor_stop_threads(m->supervisor);
+        if (fdstore_handoff(m) < 0) {
+                tns_supervisor_start_threads(m->supervisor);
                 return 0;
+        }
         /* Nothing torn down: the sockets and fds are the new image's now. */
         _exit(EXIT_SUCCESS);
 }
@@ -348,7 +352,7 @@ static int run(const struct args *a, struct tns_logger *log, int argc, char *arg
                 if (ready >= 0)
                         (void) !write(ready, "", 1);
                 ready = safe_close(ready);
-                r = sd_event_loop(e);
+                r = tns_supervisor_run(m->supervisor);
         }
         safe_close(ready);
         entrants_free(entrants);

@@ -3,6 +3,7 @@
  * (supervisor*.c) and by nothing else: programs use supervisor.h. */
 #pragma once
 
+#include <pthread.h>
 #include <seccomp.h>
 
 #include "filter.h"
@@ -44,6 +45,19 @@ struct listener {
          * listeners holds it (supervisor-procfs.c). */
         dev_t mnt_dev;
         ino_t mnt_ino;
+        /* supervisor-threads.c: its receive thread, if it has one (else
+         * the event loop receives, on EPOLLIN). stop is read by the
+         * thread without the lock. */
+        pthread_t thread;
+        bool threaded;
+        bool stop;
+        struct seccomp_notif *thread_req; /* the thread's receive buffer */
+        /* The calls its thread handed to the loop, not yet served (the
+         * oldest's id), and the newest id received: what the in-flight
+         * page's last_id says (supervisor.c, note_last_id()). */
+        unsigned n_deferred;
+        uint64_t oldest_deferred;
+        uint64_t newest_received;
         struct listener *next;
 };
 
@@ -220,7 +234,43 @@ struct tns_supervisor {
         unsigned injected_next;
         struct tns_image_entry images[TNS_IMAGE_CACHE];
         unsigned images_next;
+        /* supervisor-threads.c. The lock: whoever touches the engine (or
+         * anything of the program around it) holds it; the thread of the
+         * event loop always, except while it waits for events
+         * (tns_supervisor_run()) or for a receive thread to stop. */
+        pthread_mutex_t lock;
+        bool threads_off; /* TIMENS_RECV_THREADS=0: the loop receives */
+        bool running; /* in tns_supervisor_run(): threads may start */
+        unsigned n_threads;
+        struct deferred *deferred; /* calls for the loop, oldest first */
+        struct deferred **deferred_tail;
+        int deferred_fd; /* eventfd: the loop has calls to serve */
+        sd_event_source *deferred_src;
 };
+
+/* supervisor-threads.c: a thread per listener blocks in the kernel's
+ * RECV and serves plain clock reads itself under the lock; every other
+ * call (anything that ptraces, or adds an event source) goes to the event
+ * loop's thread. At most TNS_MAX_RECV_THREADS; listeners past that, or
+ * when a thread cannot be made, are received by the loop (EPOLLIN). */
+#define TNS_MAX_RECV_THREADS 1024
+int supervisor_threads_init(struct tns_supervisor *s);
+void supervisor_threads_done(struct tns_supervisor *s);
+/* Starts l's thread once the loop runs (0), or says the loop must
+ * receive for it (<0). */
+int supervisor_thread_start(struct listener *l);
+/* Called with the lock held, which it lets go meanwhile: l's thread is
+ * gone and l's calls not served yet dropped (their callers are gone, or
+ * the successor serves them). */
+void supervisor_thread_stop(struct listener *l);
+void supervisor_threads_stop_all(struct tns_supervisor *s);
+/* supervisor.c, for the threads: whether a receive thread may serve req
+ * itself (nothing in it ptraces or touches the event loop), and the
+ * serving of s->req received on l, under the lock. */
+bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *req);
+void supervisor_serve_received(struct listener *l);
+/* The in-flight page's last id of l after id was received. */
+void supervisor_note_received(struct listener *l, uint64_t id);
 
 /* supervisor-image-cache.c: what a process's maps say of our pages, read
  * once per process (and again after its exec or unshare). */

@@ -457,6 +457,7 @@ static void listener_free(struct listener *l) {
         struct tns_supervisor *s = l->s;
         char name[32];
 
+        supervisor_thread_stop(l); /* first: it serves l's calls */
         snprintf(name, sizeof(name), "l.%" PRIu64, l->serial);
         tns_supervisor_changed(s, name, -EBADF);
         id_slot_release(l);
@@ -560,17 +561,42 @@ static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
         s->stats.latency[d->id][b]++;
 }
 
+/* The in-flight page's last id of l: the newest id received, or just
+ * below the oldest call its thread handed to the loop and not yet served.
+ * A successor looks for lost calls past it (resend_lost()). */
+void supervisor_note_received(struct listener *l, uint64_t id) {
+        struct tns_supervisor *s = l->s;
+
+        /* Ids count up from a random start: compared as a difference. */
+        if (l->newest_received == 0 || (int64_t) (id - l->newest_received) > 0)
+                l->newest_received = id;
+        if (s->inflight && l->id_slot >= 0)
+                __atomic_store_n(&s->inflight->ids[l->id_slot].last_id,
+                                 l->n_deferred ? l->oldest_deferred - 1 : l->newest_received, __ATOMIC_RELEASE);
+}
+
+/* Plain clock reads: no ptrace (a tracee is one thread's), no event
+ * source, no change to the member list (resolve_ns() may add an entry:
+ * a listener with members sends them all to the loop). */
+bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *req) {
+        const struct tns_syscall_desc *d;
+
+        if (req->data.arch != AUDIT_ARCH_X86_64 || l->n_members > 0)
+                return false;
+        d = tns_syscall_by_nr(req->data.nr);
+        return d && (d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
+}
+
 /* Serves s->req, received on l. While it is served, a copy is in the
  * in-flight slot (supervisor.h): a successor serves it if we die first. */
-static void serve_received(struct listener *l) {
+void supervisor_serve_received(struct listener *l) {
         struct tns_supervisor *s = l->s;
         struct call c = {.l = l, .req = s->req};
         int64_t result;
         uint64_t start;
 
+        supervisor_note_received(l, s->req->id);
         if (s->inflight) {
-                if (l->id_slot >= 0)
-                        __atomic_store_n(&s->inflight->ids[l->id_slot].last_id, s->req->id, __ATOMIC_RELEASE);
                 s->inflight->listener = l->serial;
                 memcpy(&s->inflight->req, s->req, sizeof(s->inflight->req));
                 __atomic_store_n(&s->inflight->busy, 1, __ATOMIC_RELEASE);
@@ -602,7 +628,7 @@ static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *use
                         tns_log_errno(&s->log, LOG_ERR, r, "Failed to receive a seccomp notification, ignoring: %m");
                 return 0;
         }
-        serve_received(l);
+        supervisor_serve_received(l);
         return 0;
 }
 
@@ -775,7 +801,7 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
                                 break;
                         memset(s->req, 0, sizeof(*s->req));
                         memcpy(s->req, &slot->req, sizeof(slot->req));
-                        serve_received(l);
+                        supervisor_serve_received(l);
                         served = 1;
                         break;
                 }
@@ -912,6 +938,12 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
                 return r;
         s->event = sd_event_ref(event);
         s->wait_memfd = -EBADF;
+        r = supervisor_threads_init(s);
+        if (r < 0) {
+                sd_event_unref(s->event);
+                seccomp_notify_free(s->req, s->resp);
+                return r;
+        }
         s->pages = TNS_PAGE_STORE_NULL;
         if (log)
                 s->log = *log;
@@ -950,6 +982,7 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         if (!s)
                 return NULL;
         s->exiting = true;
+        supervisor_threads_done(s); /* first: they serve calls */
         supervisor_wait_done(s);
         supervisor_exec_done(s);
         s->sigchld = sd_event_source_disable_unref(s->sigchld);
@@ -978,6 +1011,8 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
                 free(s->vdso);
         }
         sd_event_unref(s->event);
+        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_destroy(&s->lock);
         free(s);
         return NULL;
 }
@@ -1039,6 +1074,7 @@ int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd,
         l->next = s->listeners;
         s->listeners = l;
         s->stats.listeners++;
+        (void) supervisor_thread_start(l); /* once the loop runs */
         *ret = TAKE_PTR(l);
         return 0;
 }

@@ -28,6 +28,21 @@ typedef void (*tns_supervisor_idle_fn)(struct tns_supervisor *s, void *userdata)
 int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns_supervisor **ret);
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s);
 
+/* Runs the event loop until sd_event_exit(), as sd_event_loop() does
+ * (its exit code, or a negative errno). Plain clock reads are served by
+ * a receive thread per listener, beside the loop: the engine is locked
+ * from tns_supervisor_new() to tns_supervisor_free() for the thread that
+ * made it, except while this waits for events. So the program runs its
+ * loop with this, never sd_event_loop(), and uses the engine (and
+ * anything it hands the engine's callbacks) from that thread only. */
+int tns_supervisor_run(struct tns_supervisor *s);
+/* Before a hand-over to a new image: the receive threads stop, and the
+ * calls they had received are served, so that none is left for a
+ * successor to find; the loop receives from then on. start_threads()
+ * makes them again (the hand-over failed). */
+void tns_supervisor_stop_threads(struct tns_supervisor *s);
+void tns_supervisor_start_threads(struct tns_supervisor *s);
+
 /* A new root namespace (clocks = host + offsets). */
 /* Flags of a namespace. NO_VDSO: its members keep no vDSO at all (the
  * supervisor removes the kernel's from their auxv at exec), so that every

@@ -147,6 +147,8 @@ else
         echo "run.sh: no kernel time namespace (needs root and util-linux unshare -T): n/a" >&2
 fi
 both tns "$timensctl" run --monotonic "$OFFSET" -- "$clock" "${batch[@]}"
+# The same supervisor without its receive threads: the loop receives.
+both tns_loop env TIMENS_RECV_THREADS=0 "$timensctl" run --monotonic "$OFFSET" -- "$clock" "${batch[@]}"
 
 # The bare round trips; then, for the last section, a bare supervisor built
 # up step by step until it makes the same syscalls timensctl's does.
@@ -183,6 +185,7 @@ echo "timensctl run --monotonic $OFFSET (embedded supervisor)"
 row "vDSO clock_gettime (NOT intercepted, see note)" tns "$vdso"
 row "raw clock_gettime(MONOTONIC), emulated" tns "$raw"
 row "raw time(NULL), emulated" tns "$tm"
+row "raw clock_gettime, loop receives (no threads)" tns_loop "$raw"
 echo "bare seccomp unotify round trip (blocking RECV, reply CONTINUE)"
 row "with SYNC_WAKE_UP" u_block unotify_blocking_sync
 row "without SYNC_WAKE_UP" u_nosync unotify_blocking_nosync
@@ -192,6 +195,7 @@ echo "ratios of medians"
 printf '  %-46s %22s %22s\n' "" "unpinned (default)" "pinned"
 ratio_row "emulated clock_gettime / bare round trip" tns "$raw" u_block unotify_blocking_sync
 ratio_row "emulated time / bare round trip" tns "$tm" u_block unotify_blocking_sync
+ratio_row "receive thread / loop receives" tns "$raw" tns_loop "$raw"
 ratio_row "emulated clock_gettime / host raw syscall" tns "$raw" host "$raw"
 ratio_row "kernel timens vDSO / host vDSO" kns "$vdso" host "$vdso"
 ratio_row "kernel timens raw / host raw syscall" kns "$raw" host "$raw"
@@ -212,10 +216,12 @@ step_row "+ timens's filter in the caller" u_filt unotify_sdevent_sync_emulate_t
         u_emu unotify_sdevent_sync_emulate
 step_row "+ supervisor in its own session (setsid)" u_sess unotify_sdevent_sync_emulate_timensfilter_newsession \
         u_filt unotify_sdevent_sync_emulate_timensfilter
-step_row "= timensctl run (lib/supervisor/supervisor.c's code)" tns "$raw" \
+step_row "= timensctl run, loop receives (THREADS=0)" tns_loop "$raw" \
         u_sess unotify_sdevent_sync_emulate_timensfilter_newsession
-step_row "alt: same work, blocking RECV (vs timensctl)" u_bsess unotify_blocking_sync_emulate_timensfilter_newsession \
-        tns "$raw"
+step_row "alt: same work, blocking RECV" u_bsess unotify_blocking_sync_emulate_timensfilter_newsession \
+        u_sess unotify_sdevent_sync_emulate_timensfilter_newsession
+step_row "= timensctl run (receive thread, supervisor.c)" tns "$raw" \
+        u_bsess unotify_blocking_sync_emulate_timensfilter_newsession
 
 echo
 echo "notes"

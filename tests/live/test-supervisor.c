@@ -213,7 +213,7 @@ static int harness_start(struct harness *h, const int64_t off[TNS_CLASS_MAX], co
 static int harness_serve(struct harness *h) {
         int r = tns_supervisor_add_listener(h->s, h->ns, h->child.listener, h->child.pid);
 
-        return r < 0 ? r : sd_event_loop(h->e);
+        return r < 0 ? r : tns_supervisor_run(h->s);
 }
 
 static void harness_done(struct harness *h) {

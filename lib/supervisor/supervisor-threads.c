@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Receive threads: a thread per listener blocks in the kernel's RECV.
+ *
+ * Why: a caller woken through epoll loses the kernel's synchronous
+ * wake-up (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP wakes a RECV sleeper on the
+ * caller's CPU; an epoll waiter is woken like any other), and the loop's
+ * own dispatch adds to every call: a trapped clock_gettime served by the
+ * loop cost ~1 us more than one served by a thread blocked in RECV
+ * (tests/bench/run.sh takes it apart).
+ *
+ * What a thread serves itself: the plain clock reads (supervisor.c,
+ * supervisor_off_loop()), which need no ptrace (a tracee is the tracing
+ * thread's alone) and no event source (sd-event is not thread-safe). It
+ * serves them under the engine's lock, which the loop's thread holds
+ * whenever it is not waiting for events: one call is served at a time, as
+ * before, and the engine's state needs no other lock. Every other call is
+ * handed to the loop (a queue and an eventfd), which serves it as it
+ * always did.
+ *
+ * Stopping a thread: it is blocked in RECV, which only a signal
+ * interrupts (-EINTR, never restarted). TNS_WAKE_SIGNAL has a handler
+ * that does nothing; the loop's thread sends it until the thread is gone
+ * (one send may land before the thread enters RECV). */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "supervisor-internal.h"
+#include "util.h"
+
+/* Blocked in every thread but the receive threads. */
+#define TNS_WAKE_SIGNAL (SIGRTMIN + 6)
+/* Enough for serve(): its deepest path reads /proc files into buffers of
+ * a few KiB; only what is touched is memory. */
+#define TNS_RECV_THREAD_STACK (256 * 1024)
+
+/* A call a thread received that the loop must serve. */
+struct deferred {
+        struct listener *l;
+        struct deferred *next;
+        struct seccomp_notif req;
+};
+
+static void on_wake_signal(int sig) {
+        /* Only interrupts RECV. */
+}
+
+/* Queues req for the loop. The in-flight page's last_id stays below it
+ * until it is served (supervisor.c): a successor sends it back through
+ * the filter if we die first. */
+static void defer(struct listener *l, const struct seccomp_notif *req) {
+        struct tns_supervisor *s = l->s;
+        struct deferred *d = malloc(sizeof(*d));
+
+        if (!d) {
+                /* Out of memory: the caller is told so (one reply, every
+                 * call), the loop goes on. */
+                struct seccomp_notif_resp resp = {.id = req->id, .error = -ENOMEM};
+
+                (void) seccomp_notify_respond(l->fd, &resp);
+                return;
+        }
+        d->l = l;
+        d->next = NULL;
+        memcpy(&d->req, req, sizeof(d->req));
+        *s->deferred_tail = d;
+        s->deferred_tail = &d->next;
+        if (l->n_deferred++ == 0)
+                l->oldest_deferred = req->id;
+        supervisor_note_received(l, req->id);
+        (void) eventfd_write(s->deferred_fd, 1);
+}
+
+/* Takes d out of the queue (prev: its predecessor, or NULL). */
+static void unqueue(struct tns_supervisor *s, struct deferred *prev, struct deferred *d) {
+        struct listener *l = d->l;
+
+        if (prev)
+                prev->next = d->next;
+        else
+                s->deferred = d->next;
+        if (s->deferred_tail == &d->next)
+                s->deferred_tail = prev ? &prev->next : &s->deferred;
+        if (--l->n_deferred > 0)
+                for (struct deferred *e = d->next; e; e = e->next)
+                        if (e->l == l) {
+                                l->oldest_deferred = e->req.id;
+                                break;
+                        }
+}
+
+/* Serves the calls the threads handed over, oldest first. */
+static void serve_deferred(struct tns_supervisor *s) {
+        while (s->deferred) {
+                struct deferred *d = s->deferred;
+                struct listener *l = d->l;
+
+                unqueue(s, NULL, d);
+                memcpy(s->req, &d->req, sizeof(d->req));
+                free(d);
+                supervisor_serve_received(l);
+        }
+}
+
+static int on_deferred(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        struct tns_supervisor *s = userdata;
+        eventfd_t n;
+
+        (void) eventfd_read(fd, &n);
+        serve_deferred(s);
+        return 0;
+}
+
+static void *receive_thread(void *userdata) {
+        struct listener *l = userdata;
+        struct tns_supervisor *s = l->s;
+        struct seccomp_notif *req = l->thread_req;
+        bool logged = false;
+
+        while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+                int r = 0;
+
+                memset(req, 0, sizeof(*req));
+                /* libseccomp says -ECANCELED for every failure: errno
+                 * tells them apart. */
+                if (seccomp_notify_receive(l->fd, req) < 0)
+                        r = -errno;
+                if (r == -EINTR || r == -ENOENT)
+                        continue; /* woken to stop; a caller gone before we took it */
+                pthread_mutex_lock(&s->lock);
+                if (r < 0) {
+                        if (!logged)
+                                tns_log_errno(&s->log, LOG_ERR, r,
+                                              "Failed to receive a seccomp notification, trying again: %m");
+                        logged = true;
+                        pthread_mutex_unlock(&s->lock);
+                        (void) nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+                        continue;
+                }
+                if (supervisor_off_loop(l, req)) {
+                        memcpy(s->req, req, sizeof(*req));
+                        supervisor_serve_received(l);
+                } else
+                        defer(l, req);
+                pthread_mutex_unlock(&s->lock);
+        }
+        return NULL;
+}
+
+int supervisor_thread_start(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+        pthread_attr_t attr;
+        sigset_t mask;
+        int r;
+
+        if (l->threaded)
+                return 0;
+        if (!s->running || s->threads_off || s->deferred_fd < 0 || s->n_threads >= TNS_MAX_RECV_THREADS)
+                return -EOPNOTSUPP;
+        r = seccomp_notify_alloc(&l->thread_req, NULL);
+        if (r < 0)
+                return r;
+        /* Signals stay the loop's (its signalfd sources need them blocked
+         * everywhere), but for the one that interrupts RECV. */
+        sigfillset(&mask);
+        sigdelset(&mask, TNS_WAKE_SIGNAL);
+        r = -pthread_attr_init(&attr);
+        if (r == 0)
+                r = -pthread_attr_setstacksize(&attr, TNS_RECV_THREAD_STACK);
+        if (r == 0)
+                r = -pthread_attr_setsigmask_np(&attr, &mask);
+        if (r == 0)
+                r = -pthread_create(&l->thread, &attr, receive_thread, l);
+        (void) pthread_attr_destroy(&attr);
+        if (r < 0) {
+                seccomp_notify_free(TAKE_PTR(l->thread_req), NULL);
+                return r;
+        }
+        (void) pthread_setname_np(l->thread, "timens-recv");
+        l->threaded = true;
+        s->n_threads++;
+        /* The loop still hears EPOLLHUP (no task carries the filter any
+         * more): epoll reports it whatever the events asked. */
+        (void) sd_event_source_set_io_events(l->src, 0);
+        return 0;
+}
+
+/* Interrupts l's RECV until its thread is gone: called without the lock,
+ * which the thread may need to finish the call it serves. */
+static void join(struct listener *l) {
+        for (;;) {
+                struct timespec deadline;
+
+                (void) pthread_kill(l->thread, TNS_WAKE_SIGNAL);
+                (void) clock_gettime(CLOCK_REALTIME, &deadline);
+                deadline.tv_nsec += 1000 * 1000;
+                if (deadline.tv_nsec >= 1000 * 1000 * 1000)
+                        deadline.tv_sec++, deadline.tv_nsec -= 1000 * 1000 * 1000;
+                if (pthread_timedjoin_np(l->thread, NULL, &deadline) == 0)
+                        return;
+        }
+}
+
+static void stopped(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+
+        /* The loop receives for it from now on. */
+        (void) sd_event_source_set_io_events(l->src, EPOLLIN);
+        l->threaded = false;
+        __atomic_store_n(&l->stop, false, __ATOMIC_RELEASE);
+        s->n_threads--;
+        seccomp_notify_free(TAKE_PTR(l->thread_req), NULL);
+}
+
+void supervisor_thread_stop(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+
+        if (l->threaded) {
+                __atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
+                pthread_mutex_unlock(&s->lock);
+                join(l);
+                pthread_mutex_lock(&s->lock);
+                stopped(l);
+        }
+        /* l goes: its calls not served yet go with it. */
+        for (struct deferred *prev = NULL, *d = s->deferred; d;) {
+                struct deferred *next = d->next;
+
+                if (d->l == l) {
+                        unqueue(s, prev, d);
+                        free(d);
+                } else
+                        prev = d;
+                d = next;
+        }
+}
+
+/* All at once: one signal round for every thread, then the joins. */
+void supervisor_threads_stop_all(struct tns_supervisor *s) {
+        if (s->n_threads == 0)
+                return;
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->threaded)
+                        __atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&s->lock);
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->threaded)
+                        (void) pthread_kill(l->thread, TNS_WAKE_SIGNAL);
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->threaded)
+                        join(l);
+        pthread_mutex_lock(&s->lock);
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->threaded)
+                        stopped(l);
+}
+
+int supervisor_threads_init(struct tns_supervisor *s) {
+        struct sigaction sa = {.sa_handler = on_wake_signal}; /* no SA_RESTART: RECV returns */
+        const char *e = secure_getenv("TIMENS_RECV_THREADS");
+        int r;
+
+        s->deferred_tail = &s->deferred;
+        s->deferred_fd = -EBADF;
+        r = -pthread_mutex_init(&s->lock, NULL);
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&s->lock);
+        s->threads_off = e && strcmp(e, "0") == 0;
+        if (s->threads_off)
+                return 0;
+        /* A process-wide disposition, but of a signal only our threads
+         * unblock and only we send. */
+        if (sigaction(TNS_WAKE_SIGNAL, &sa, NULL) < 0)
+                goto off;
+        s->deferred_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (s->deferred_fd < 0)
+                goto off;
+        r = sd_event_add_io(s->event, &s->deferred_src, s->deferred_fd, EPOLLIN, on_deferred, s);
+        if (r < 0) {
+                s->deferred_fd = safe_close(s->deferred_fd);
+                goto off;
+        }
+        (void) sd_event_source_set_description(s->deferred_src, "timens-deferred");
+        return 0;
+off:
+        /* The loop receives for every listener, as it can. */
+        tns_log(&s->log, LOG_DEBUG, "No receive threads, the event loop receives every call");
+        return 0;
+}
+
+/* The end of the loop (a hand-over, an exit): the threads stop, and what
+ * they received is served before we go, as the loop served what it had
+ * received. A call received and never answered would wait until a
+ * successor finds it; one handed over meanwhile to a successor's resume
+ * would not even be looked for (its id is below the last one served). */
+static void threads_finish(struct tns_supervisor *s) {
+        supervisor_threads_stop_all(s);
+        serve_deferred(s);
+}
+
+void tns_supervisor_stop_threads(struct tns_supervisor *s) {
+        threads_finish(s);
+}
+
+void tns_supervisor_start_threads(struct tns_supervisor *s) {
+        for (struct listener *l = s->listeners; l; l = l->next)
+                (void) supervisor_thread_start(l);
+}
+
+void supervisor_threads_done(struct tns_supervisor *s) {
+        threads_finish(s);
+        s->deferred_src = sd_event_source_disable_unref(s->deferred_src);
+        s->deferred_fd = safe_close(s->deferred_fd);
+}
+
+int tns_supervisor_run(struct tns_supervisor *s) {
+        sd_event *e = s->event;
+        int r, code;
+
+        /* Not before: what a successor does first (restore, resume the
+         * predecessor's calls) sees only calls no one received yet. */
+        s->running = true;
+        for (struct listener *l = s->listeners; l; l = l->next)
+                (void) supervisor_thread_start(l);
+        for (;;) {
+                r = sd_event_get_state(e);
+                if (r < 0)
+                        return r;
+                if (r == SD_EVENT_FINISHED)
+                        break;
+                /* sd_event_run(), with the lock let go for the wait only:
+                 * sd-event's own state is this thread's alone. */
+                r = sd_event_prepare(e);
+                if (r == 0) {
+                        pthread_mutex_unlock(&s->lock);
+                        r = sd_event_wait(e, UINT64_MAX);
+                        pthread_mutex_lock(&s->lock);
+                }
+                if (r > 0)
+                        r = sd_event_dispatch(e);
+                if (r < 0)
+                        return r;
+        }
+        s->running = false;
+        threads_finish(s);
+        r = sd_event_get_exit_code(e, &code);
+        return r < 0 ? r : code;
+}
