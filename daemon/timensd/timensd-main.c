@@ -165,6 +165,10 @@ static int on_terminate(sd_event_source *s, const struct signalfd_siginfo *si, v
 
         tns_log(&m->log, LOG_INFO, "Received %s, stopping", strsignal((int) si->ssi_signo));
         (void) sd_notify(false, "STOPPING=1");
+        /* What the receive threads handed over is served while the loop
+         * still follows what it starts (an exec's injection), as the
+         * calls the loop received itself were. */
+        tns_supervisor_stop_threads(m->supervisor);
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 

@@ -241,6 +241,7 @@ struct tns_supervisor {
         pthread_mutex_t lock;
         bool threads_off; /* TIMENS_RECV_THREADS=0: the loop receives */
         bool running; /* in tns_supervisor_run(): threads may start */
+        bool loop_waiting; /* the loop waits for the lock: threads give way */
         unsigned n_threads;
         struct deferred *deferred; /* calls for the loop, oldest first */
         struct deferred **deferred_tail;

@@ -22,6 +22,7 @@
  * that does nothing; the loop's thread sends it until the thread is gone
  * (one send may land before the thread enters RECV). */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,20 @@ static int on_deferred(sd_event_source *src, int fd, uint32_t revents, void *use
         return 0;
 }
 
+/* A mutex is not fair: busy threads could keep the loop from it. A
+ * thread gives way while the loop waits for the lock. */
+static void lock_as_thread(struct tns_supervisor *s) {
+        while (__atomic_load_n(&s->loop_waiting, __ATOMIC_ACQUIRE))
+                sched_yield();
+        pthread_mutex_lock(&s->lock);
+}
+
+static void lock_as_loop(struct tns_supervisor *s) {
+        __atomic_store_n(&s->loop_waiting, true, __ATOMIC_RELEASE);
+        pthread_mutex_lock(&s->lock);
+        __atomic_store_n(&s->loop_waiting, false, __ATOMIC_RELEASE);
+}
+
 static void *receive_thread(void *userdata) {
         struct listener *l = userdata;
         struct tns_supervisor *s = l->s;
@@ -131,7 +146,7 @@ static void *receive_thread(void *userdata) {
                         r = -errno;
                 if (r == -EINTR || r == -ENOENT)
                         continue; /* woken to stop; a caller gone before we took it */
-                pthread_mutex_lock(&s->lock);
+                lock_as_thread(s);
                 if (r < 0) {
                         if (!logged)
                                 tns_log_errno(&s->log, LOG_ERR, r,
@@ -141,7 +156,10 @@ static void *receive_thread(void *userdata) {
                         (void) nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
                         continue;
                 }
-                if (supervisor_off_loop(l, req)) {
+                /* Once a call waits for the loop, the next ones do too:
+                 * the calls that wait are then one run of ids from the
+                 * in-flight page's last id on, which a successor finds. */
+                if (l->n_deferred == 0 && supervisor_off_loop(l, req)) {
                         memcpy(s->req, req, sizeof(*req));
                         supervisor_serve_received(l);
                 } else
@@ -190,17 +208,24 @@ int supervisor_thread_start(struct listener *l) {
 }
 
 /* Interrupts l's RECV until its thread is gone: called without the lock,
- * which the thread may need to finish the call it serves. */
+ * which the thread may need to finish the call it serves. The signal is
+ * sent with the lock held, so it never lands in a call being served (the
+ * kernel's SEND and ID_VALID would fail with EINTR): only in RECV, the
+ * wait for the lock, or the thread's pause after an error. */
 static void join(struct listener *l) {
+        struct tns_supervisor *s = l->s;
+
         for (;;) {
                 struct timespec deadline;
 
+                lock_as_loop(s);
                 (void) pthread_kill(l->thread, TNS_WAKE_SIGNAL);
-                (void) clock_gettime(CLOCK_REALTIME, &deadline);
+                pthread_mutex_unlock(&s->lock);
+                (void) clock_gettime(CLOCK_MONOTONIC, &deadline);
                 deadline.tv_nsec += 1000 * 1000;
                 if (deadline.tv_nsec >= 1000 * 1000 * 1000)
                         deadline.tv_sec++, deadline.tv_nsec -= 1000 * 1000 * 1000;
-                if (pthread_timedjoin_np(l->thread, NULL, &deadline) == 0)
+                if (pthread_clockjoin_np(l->thread, NULL, CLOCK_MONOTONIC, &deadline) == 0)
                         return;
         }
 }
@@ -223,7 +248,7 @@ void supervisor_thread_stop(struct listener *l) {
                 __atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
                 pthread_mutex_unlock(&s->lock);
                 join(l);
-                pthread_mutex_lock(&s->lock);
+                lock_as_loop(s);
                 stopped(l);
         }
         /* l goes: its calls not served yet go with it. */
@@ -246,14 +271,14 @@ void supervisor_threads_stop_all(struct tns_supervisor *s) {
         for (struct listener *l = s->listeners; l; l = l->next)
                 if (l->threaded)
                         __atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
-        pthread_mutex_unlock(&s->lock);
         for (struct listener *l = s->listeners; l; l = l->next)
                 if (l->threaded)
                         (void) pthread_kill(l->thread, TNS_WAKE_SIGNAL);
+        pthread_mutex_unlock(&s->lock);
         for (struct listener *l = s->listeners; l; l = l->next)
                 if (l->threaded)
                         join(l);
-        pthread_mutex_lock(&s->lock);
+        lock_as_loop(s);
         for (struct listener *l = s->listeners; l; l = l->next)
                 if (l->threaded)
                         stopped(l);
@@ -262,6 +287,7 @@ void supervisor_threads_stop_all(struct tns_supervisor *s) {
 int supervisor_threads_init(struct tns_supervisor *s) {
         struct sigaction sa = {.sa_handler = on_wake_signal}; /* no SA_RESTART: RECV returns */
         const char *e = secure_getenv("TIMENS_RECV_THREADS");
+        sigset_t wake;
         int r;
 
         s->deferred_tail = &s->deferred;
@@ -274,8 +300,11 @@ int supervisor_threads_init(struct tns_supervisor *s) {
         if (s->threads_off)
                 return 0;
         /* A process-wide disposition, but of a signal only our threads
-         * unblock and only we send. */
-        if (sigaction(TNS_WAKE_SIGNAL, &sa, NULL) < 0)
+         * unblock and only we send: blocked here, in the loop's thread
+         * (with no SA_RESTART, it would interrupt its calls). */
+        sigemptyset(&wake);
+        sigaddset(&wake, TNS_WAKE_SIGNAL);
+        if (pthread_sigmask(SIG_BLOCK, &wake, NULL) != 0 || sigaction(TNS_WAKE_SIGNAL, &sa, NULL) < 0)
                 goto off;
         s->deferred_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (s->deferred_fd < 0)
@@ -293,18 +322,12 @@ off:
         return 0;
 }
 
-/* The end of the loop (a hand-over, an exit): the threads stop, and what
- * they received is served before we go, as the loop served what it had
- * received. A call received and never answered would wait until a
- * successor finds it; one handed over meanwhile to a successor's resume
- * would not even be looked for (its id is below the last one served). */
-static void threads_finish(struct tns_supervisor *s) {
+/* Before a hand-over, with the loop alive: the threads stop, and what
+ * they handed over is served, as the loop served what it received before
+ * it went. */
+void tns_supervisor_stop_threads(struct tns_supervisor *s) {
         supervisor_threads_stop_all(s);
         serve_deferred(s);
-}
-
-void tns_supervisor_stop_threads(struct tns_supervisor *s) {
-        threads_finish(s);
 }
 
 void tns_supervisor_start_threads(struct tns_supervisor *s) {
@@ -312,8 +335,19 @@ void tns_supervisor_start_threads(struct tns_supervisor *s) {
                 (void) supervisor_thread_start(l);
 }
 
+/* At the end (the loop finished: an exec or a wait served now could not
+ * be followed), the calls handed over are left unanswered: the in-flight
+ * page's last id is just below them, and the successor sends them back
+ * through the filter; with none, they fail as every call does when the
+ * listener closes. */
 void supervisor_threads_done(struct tns_supervisor *s) {
-        threads_finish(s);
+        supervisor_threads_stop_all(s);
+        while (s->deferred) {
+                struct deferred *d = s->deferred;
+
+                unqueue(s, NULL, d);
+                free(d);
+        }
         s->deferred_src = sd_event_source_disable_unref(s->deferred_src);
         s->deferred_fd = safe_close(s->deferred_fd);
 }
@@ -339,7 +373,7 @@ int tns_supervisor_run(struct tns_supervisor *s) {
                 if (r == 0) {
                         pthread_mutex_unlock(&s->lock);
                         r = sd_event_wait(e, UINT64_MAX);
-                        pthread_mutex_lock(&s->lock);
+                        lock_as_loop(s);
                 }
                 if (r > 0)
                         r = sd_event_dispatch(e);
@@ -347,7 +381,7 @@ int tns_supervisor_run(struct tns_supervisor *s) {
                         return r;
         }
         s->running = false;
-        threads_finish(s);
+        supervisor_threads_stop_all(s);
         r = sd_event_get_exit_code(e, &code);
         return r < 0 ? r : code;
 }

@@ -665,7 +665,7 @@ static void id_slot_release(struct listener *l) {
         l->id_slot = -1;
 }
 
-/* How far past the last id received a lost one is looked for: ids of
+/* How many ids past the last one found a lost one is looked for: ids of
  * calls whose callers died meanwhile leave gaps. */
 #define LOST_ID_SPAN 16
 
@@ -754,7 +754,7 @@ static unsigned resend_lost(struct tns_supervisor *s) {
         struct {
                 struct listener *l;
                 uint64_t id;
-        } lost[64];
+        } lost[1024];
         unsigned n = 0;
         pid_t tids[4096], tgids[4096];
         size_t n_tids;
@@ -762,11 +762,20 @@ static unsigned resend_lost(struct tns_supervisor *s) {
         for (struct listener *l = s->listeners; l; l = l->next) {
                 uint64_t last;
 
+                unsigned misses = 0;
+
                 if (l->id_slot < 0 || (last = p->ids[l->id_slot].last_id) == 0)
                         continue;
-                for (uint64_t id = last + 1; id <= last + LOST_ID_SPAN && n < ELEMENTSOF(lost); id++)
-                        if (seccomp_notify_id_valid(l->fd, id) >= 0)
+                /* Up to LOST_ID_SPAN ids past the last one found: calls a
+                 * receive thread handed to the loop are a run of ids
+                 * (supervisor-threads.c), longer than the span when the
+                 * loop was busy. */
+                for (uint64_t id = last + 1; misses < LOST_ID_SPAN && n < ELEMENTSOF(lost); id++)
+                        if (seccomp_notify_id_valid(l->fd, id) >= 0) {
                                 lost[n].l = l, lost[n++].id = id;
+                                misses = 0;
+                        } else
+                                misses++;
         }
         if (n == 0)
                 return 0;

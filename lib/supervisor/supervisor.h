@@ -36,9 +36,10 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s);
  * loop with this, never sd_event_loop(), and uses the engine (and
  * anything it hands the engine's callbacks) from that thread only. */
 int tns_supervisor_run(struct tns_supervisor *s);
-/* Before a hand-over to a new image: the receive threads stop, and the
- * calls they had received are served, so that none is left for a
- * successor to find; the loop receives from then on. start_threads()
+/* Before a hand-over to a new image or an exit: the receive threads
+ * stop, and the calls they had received are served while the loop runs,
+ * so that none is left for a successor to find; the loop receives from
+ * then on. start_threads()
  * makes them again (the hand-over failed). */
 void tns_supervisor_stop_threads(struct tns_supervisor *s);
 void tns_supervisor_start_threads(struct tns_supervisor *s);
