@@ -152,7 +152,7 @@ static uint64_t now_ms(void) {
  * from the same thread, and some tasks never stop (uninterruptible sleep,
  * a vfork parent until its child execs). Polled: a ptrace stop has no fd
  * to wait on. */
-static int wait_stop(struct thread *t, uint64_t deadline) {
+static int wait_stop(const struct tns_attach_params *p, struct thread *t, uint64_t deadline) {
         struct timespec pause = {0, 100000};
 
         for (;;) {
@@ -184,7 +184,10 @@ static int wait_stop(struct thread *t, uint64_t deadline) {
                 }
                 if (now_ms() >= deadline)
                         return -ETIMEDOUT;
-                nanosleep(&pause, NULL);
+                if (p->pause_fn)
+                        p->pause_fn(&pause, p->pause_userdata);
+                else
+                        nanosleep(&pause, NULL);
                 if (pause.tv_nsec < 10000000)
                         pause.tv_nsec *= 2;
         }
@@ -193,11 +196,11 @@ static int wait_stop(struct thread *t, uint64_t deadline) {
 /* Until a listing finds no thread we have not stopped: a thread that was
  * cloning while we listed shows up in the next round, and stopped threads
  * clone no more. */
-static int stop_all(struct attach *a, uint64_t request_deadline) {
+static int stop_all(struct attach *a, const struct tns_attach_params *p) {
         uint64_t deadline = now_ms() + TNS_ATTACH_STOP_TIMEOUT_MS;
 
-        if (request_deadline && request_deadline < deadline)
-                deadline = request_deadline;
+        if (p->deadline_ms && p->deadline_ms < deadline)
+                deadline = p->deadline_ms;
 
         for (unsigned round = 0; round < 64; round++) {
                 size_t before = a->n;
@@ -207,7 +210,7 @@ static int stop_all(struct attach *a, uint64_t request_deadline) {
                 if (r < 0)
                         return r;
                 for (size_t i = before; i < a->n; i++) {
-                        r = wait_stop(&a->threads[i], deadline);
+                        r = wait_stop(p, &a->threads[i], deadline);
                         if (r < 0)
                                 return r;
                 }
@@ -598,7 +601,7 @@ int tns_attach_process(pid_t pid, const struct tns_attach_params *p, int *ret_li
         if (r >= 0 && p->owner)
                 r = precheck_owner(&a, p->owner, &denied);
         if (r >= 0)
-                r = stop_all(&a, p->deadline_ms);
+                r = stop_all(&a, p);
         if (r >= 0 && p->owner)
                 r = check_owner(&a, p->owner, &denied);
         if (r >= 0)

@@ -92,6 +92,12 @@ struct tns_attach_params {
         tns_attach_child_fn child_fn; /* may be NULL */
         tns_attach_orphan_fn orphan_fn; /* may be NULL only if nothing waits on our children */
         void *userdata; /* of both */
+        /* The pauses while a thread's stop is waited for (NULL: a plain
+         * nanosleep): the supervisor lets its receive threads answer the
+         * calls they hold meanwhile, since a thread whose trapped call was
+         * received waits for its answer (killable only) before it stops. */
+        void (*pause_fn)(const struct timespec *t, void *userdata);
+        void *pause_userdata;
 };
 
 struct tns_attach_info {

@@ -96,6 +96,10 @@ struct attach_req {
         void *userdata;
 };
 
+static void attach_pause(const struct timespec *t, void *userdata) {
+        supervisor_threads_sleep(userdata, t);
+}
+
 static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_t pid, struct walk *w,
                       const char **ret_denied) {
         const bool root = pid == w->queue[0];
@@ -109,6 +113,8 @@ static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_
                 .child_fn = (q->flags & TNS_ATTACH_TREE) ? queue_child : NULL,
                 .orphan_fn = orphan,
                 .userdata = w,
+                .pause_fn = attach_pause,
+                .pause_userdata = s,
         };
         struct tns_attach_report *rep = w->rep;
         struct tns_attach_info info = {};

@@ -242,6 +242,7 @@ struct tns_supervisor {
         bool threads_off; /* TIMENS_RECV_THREADS=0: the loop receives */
         bool running; /* in tns_supervisor_run(): threads may start */
         bool loop_waiting; /* the loop waits for the lock: threads give way */
+        bool serving; /* in supervisor_serve_received() */
         unsigned n_threads;
         struct deferred *deferred; /* calls for the loop, oldest first */
         struct deferred **deferred_tail;
@@ -265,6 +266,11 @@ int supervisor_thread_start(struct listener *l);
  * the successor serves them). */
 void supervisor_thread_stop(struct listener *l);
 void supervisor_threads_stop_all(struct tns_supervisor *s);
+/* A pause of the loop's thread in a wait it cannot leave (attach waits for
+ * a thread's stop): the lock is let go meanwhile, so that the receive
+ * threads answer the calls they hold (a thread with a call received stops
+ * only after its answer). Not while a call is served (s->req is its). */
+void supervisor_threads_sleep(struct tns_supervisor *s, const struct timespec *t);
 /* supervisor.c, for the threads: whether a receive thread may serve req
  * itself (nothing in it ptraces or touches the event loop), and the
  * serving of s->req received on l, under the lock. */

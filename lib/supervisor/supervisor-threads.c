@@ -322,6 +322,16 @@ off:
         return 0;
 }
 
+void supervisor_threads_sleep(struct tns_supervisor *s, const struct timespec *t) {
+        if (s->n_threads == 0 || s->serving) {
+                (void) nanosleep(t, NULL);
+                return;
+        }
+        pthread_mutex_unlock(&s->lock);
+        (void) nanosleep(t, NULL);
+        lock_as_loop(s);
+}
+
 /* Before a hand-over, with the loop alive: the threads stop, and what
  * they handed over is served, as the loop served what it received before
  * it went. */

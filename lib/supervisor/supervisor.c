@@ -575,15 +575,19 @@ void supervisor_note_received(struct listener *l, uint64_t id) {
                                  l->n_deferred ? l->oldest_deferred - 1 : l->newest_received, __ATOMIC_RELEASE);
 }
 
-/* Plain clock reads: no ptrace (a tracee is one thread's), no event
- * source, no change to the member list (resolve_ns() may add an entry:
- * a listener with members sends them all to the loop). */
+/* Plain clock reads, and the marker call that ends an exec's injection
+ * (memory only: /proc/PID/mem, once the vDSO proof has answered, whose
+ * end frees event sources): no ptrace (a tracee is one thread's), no
+ * event source, no change to the member list (resolve_ns() may add an
+ * entry: a listener with members sends them all to the loop). */
 bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *req) {
         const struct tns_syscall_desc *d;
 
         if (req->data.arch != AUDIT_ARCH_X86_64 || l->n_members > 0)
                 return false;
         d = tns_syscall_by_nr(req->data.nr);
+        if (d && d->id == TNS_SYS_SYSINFO)
+                return req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER && !l->s->vdso_probe;
         return d && (d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
 }
 
@@ -603,7 +607,9 @@ void supervisor_serve_received(struct listener *l) {
         }
         s->stats.notifications++;
         start = now_ns();
+        s->serving = true;
         result = serve(l, s->req, &c);
+        s->serving = false;
         respond(l, s->req->id, result);
         supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)
