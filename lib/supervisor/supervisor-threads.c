@@ -22,6 +22,7 @@
  * that does nothing; the loop's thread sends it until the thread is gone
  * (one send may land before the thread enters RECV). */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -117,9 +118,11 @@ static int on_deferred(sd_event_source *src, int fd, uint32_t revents, void *use
 }
 
 /* A mutex is not fair: busy threads could keep the loop from it. A
- * thread gives way while the loop waits for the lock. */
+ * thread that finds the loop waiting for the lock gives way once (a
+ * spin would burn the CPU the holder needs: with a hundred busy
+ * listeners it took most of one). */
 static void lock_as_thread(struct tns_supervisor *s) {
-        while (__atomic_load_n(&s->loop_waiting, __ATOMIC_ACQUIRE))
+        if (__atomic_load_n(&s->loop_waiting, __ATOMIC_ACQUIRE))
                 sched_yield();
         pthread_mutex_lock(&s->lock);
 }
@@ -144,8 +147,20 @@ static void *receive_thread(void *userdata) {
                  * tells them apart. */
                 if (seccomp_notify_receive(l->fd, req) < 0)
                         r = -errno;
-                if (r == -EINTR || r == -ENOENT)
-                        continue; /* woken to stop; a caller gone before we took it */
+                if (r == -EINTR)
+                        continue; /* woken to stop */
+                if (r == -ENOENT) {
+                        /* A caller gone before we took its call; or no
+                         * task carries the filter any more, and RECV says
+                         * so at once, every time (a loop of it took a CPU
+                         * until the loop freed the listener): the thread
+                         * is done, the loop's EPOLLHUP frees the rest. */
+                        struct pollfd p = {.fd = l->fd, .events = POLLIN};
+
+                        if (poll(&p, 1, 0) > 0 && (p.revents & POLLHUP) && !(p.revents & POLLIN))
+                                break;
+                        continue;
+                }
                 lock_as_thread(s);
                 if (r < 0) {
                         if (!logged)
