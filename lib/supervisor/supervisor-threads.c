@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "supervisor-internal.h"
+#include "time-util.h"
 #include "util.h"
 
 /* Blocked in every thread but the receive threads. */
@@ -93,6 +94,21 @@ static void unqueue(struct tns_supervisor *s, struct deferred *prev, struct defe
                                 l->oldest_deferred = e->req.id;
                                 break;
                         }
+}
+
+/* Drops the calls handed over by l's thread (NULL: every thread's),
+ * unanswered. */
+static void drop_deferred(struct tns_supervisor *s, const struct listener *l) {
+        for (struct deferred *prev = NULL, *d = s->deferred; d;) {
+                struct deferred *next = d->next;
+
+                if (!l || d->l == l) {
+                        unqueue(s, prev, d);
+                        free(d);
+                } else
+                        prev = d;
+                d = next;
+        }
 }
 
 /* Serves the calls the threads handed over, oldest first. */
@@ -231,15 +247,13 @@ static void join(struct listener *l) {
         struct tns_supervisor *s = l->s;
 
         for (;;) {
-                struct timespec deadline;
+                struct timespec now, deadline;
 
                 lock_as_loop(s);
                 (void) pthread_kill(l->thread, TNS_WAKE_SIGNAL);
                 pthread_mutex_unlock(&s->lock);
-                (void) clock_gettime(CLOCK_MONOTONIC, &deadline);
-                deadline.tv_nsec += 1000 * 1000;
-                if (deadline.tv_nsec >= 1000 * 1000 * 1000)
-                        deadline.tv_sec++, deadline.tv_nsec -= 1000 * 1000 * 1000;
+                (void) clock_gettime(CLOCK_MONOTONIC, &now);
+                (void) tns_ts_add_ns(&now, 1000 * 1000, &deadline);
                 if (pthread_clockjoin_np(l->thread, NULL, CLOCK_MONOTONIC, &deadline) == 0)
                         return;
         }
@@ -267,16 +281,7 @@ void supervisor_thread_stop(struct listener *l) {
                 stopped(l);
         }
         /* l goes: its calls not served yet go with it. */
-        for (struct deferred *prev = NULL, *d = s->deferred; d;) {
-                struct deferred *next = d->next;
-
-                if (d->l == l) {
-                        unqueue(s, prev, d);
-                        free(d);
-                } else
-                        prev = d;
-                d = next;
-        }
+        drop_deferred(s, l);
 }
 
 /* All at once: one signal round for every thread, then the joins. */
@@ -367,12 +372,7 @@ void tns_supervisor_start_threads(struct tns_supervisor *s) {
  * listener closes. */
 void supervisor_threads_done(struct tns_supervisor *s) {
         supervisor_threads_stop_all(s);
-        while (s->deferred) {
-                struct deferred *d = s->deferred;
-
-                unqueue(s, NULL, d);
-                free(d);
-        }
+        drop_deferred(s, NULL);
         s->deferred_src = sd_event_source_disable_unref(s->deferred_src);
         s->deferred_fd = safe_close(s->deferred_fd);
 }

@@ -767,7 +767,6 @@ static unsigned resend_lost(struct tns_supervisor *s) {
 
         for (struct listener *l = s->listeners; l; l = l->next) {
                 uint64_t last;
-
                 unsigned misses = 0;
 
                 if (l->id_slot < 0 || (last = p->ids[l->id_slot].last_id) == 0)
@@ -953,15 +952,16 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
                 return r;
         s->event = sd_event_ref(event);
         s->wait_memfd = -EBADF;
+        s->pages = TNS_PAGE_STORE_NULL;
+        if (log)
+                s->log = *log;
+        /* After the logger: it says when there are no threads. */
         r = supervisor_threads_init(s);
         if (r < 0) {
                 sd_event_unref(s->event);
                 seccomp_notify_free(s->req, s->resp);
                 return r;
         }
-        s->pages = TNS_PAGE_STORE_NULL;
-        if (log)
-                s->log = *log;
         supervisor_kns_init(s);
         supervisor_image_cache_init(s);
         setup_vdso(s);
