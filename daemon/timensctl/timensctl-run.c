@@ -207,7 +207,11 @@ static int spawn_error(int r, enum tns_spawn_stage stage, const char *cmd) {
         return r == -ENOENT || r == -ENOTDIR ? EXIT_RUN_NOT_FOUND : EXIT_RUN_CANNOT_EXEC;
 }
 
-#define RUN_HELLO_TIMEOUT_MS 2000
+/* A timensd that accepted the connection is there: a busy one (a
+ * thousand containers starting at once) is waited for, as long as any
+ * request, rather than left for a supervisor of our own that its list
+ * and restarts would not know. */
+#define RUN_HELLO_TIMEOUT_MS TNS_CLIENT_TIMEOUT_MS
 
 /* Whether timensd answers and lets us change state (hello). */
 static bool daemon_usable(struct tns_client *c) {

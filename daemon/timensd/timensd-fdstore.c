@@ -34,6 +34,17 @@
 #define STATE_MAGIC "TNSSTAT1"
 #define STATE_DATA 4096
 
+/* Saves of the record are at most one per STATE_FLUSH_USEC. The record
+ * is the whole state, so a burst of changes (a thousand namespaces
+ * starting or ending at once: several changes each) saved one by one
+ * costs the square of its size; a lone change is saved at once. Within a
+ * burst, a change waits for the next save, and so do the fds to keep
+ * (the store must never hold an fd the record does not name): at most
+ * STATE_FLUSH_USEC, and never past an answer to a client or to a program
+ * (fdstore_flush()). A successor that finds a record a little behind
+ * drops, as gone meanwhile, what it names and the store no longer has. */
+#define STATE_FLUSH_USEC 10000
+
 struct state_header {
         char magic[8];
         uint64_t off, len, seq;
@@ -100,7 +111,7 @@ static void update_status(struct manager *m) {
                           st->notifications);
 }
 
-int fdstore_save(struct manager *m) {
+static int save_record(struct manager *m) {
         _cleanup_(tns_state_done) struct tns_state st = {};
         _cleanup_free_ char *text = NULL;
         struct state_header h = {.magic = STATE_MAGIC};
@@ -125,22 +136,125 @@ int fdstore_save(struct manager *m) {
         if (pwrite(fd, &h, sizeof(h), 0) != sizeof(h))
                 return tns_log_errno(&m->log, LOG_ERR, errno ?: EIO, "Failed to write the state memfd: %m");
         m->state_off = off, m->state_len = len;
+        m->state_stale = false;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->state_saved_usec);
         /* What lies past the valid copy is no one's any more. */
         (void) !ftruncate(fd, (off_t) ((off + len + 4095) & ~4095ULL));
+        /* The record names them now. */
+        for (size_t i = 0; i < m->n_pending_fds; i++) {
+                store_fd(m, m->pending_fds[i].name, m->pending_fds[i].fd);
+                safe_close(m->pending_fds[i].fd);
+                free(m->pending_fds[i].name);
+        }
+        m->n_pending_fds = 0;
         update_status(m);
         return 0;
 }
 
-/* The supervisor's change callback: the record first, so that an fd kept
- * is never one the record does not name. */
+int fdstore_save(struct manager *m) {
+        int r = save_record(m);
+
+        /* Failed (logged): the replies go all the same, the error is
+         * ours; the next change tries again. */
+        server_state_saved(m);
+        return r;
+}
+
+int fdstore_flush(struct manager *m) {
+        return m->state_stale ? fdstore_save(m) : 0;
+}
+
+static int on_state_flush(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) fdstore_flush(userdata);
+        return 0;
+}
+
+/* The record is behind: saved now if the last save is older than
+ * STATE_FLUSH_USEC, else when it is. */
+void fdstore_save_soon(struct manager *m) {
+        uint64_t now = 0, at;
+        int r;
+
+        m->state_stale = true;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        at = m->state_saved_usec + STATE_FLUSH_USEC;
+        if (now >= at) {
+                (void) fdstore_save(m);
+                return;
+        }
+        if (!m->state_flush) {
+                r = sd_event_add_time(m->event, &m->state_flush, CLOCK_MONOTONIC, at, STATE_FLUSH_USEC / 10,
+                                      on_state_flush, m);
+                if (r >= 0)
+                        (void) sd_event_source_set_description(m->state_flush, "timensd-state-flush");
+        } else {
+                r = sd_event_source_set_time(m->state_flush, at);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->state_flush, SD_EVENT_ONESHOT);
+        }
+        if (r < 0)
+                (void) fdstore_save(m); /* no timer: at once, as before */
+}
+
+/* An fd to keep once the record names it: a dup, since its owner may
+ * close it before the save. */
+static int pend_fd(struct manager *m, const char *name, int fd) {
+        struct pending_fd *p;
+        int copy;
+
+        if (m->n_pending_fds == m->size_pending_fds) {
+                size_t n = m->size_pending_fds ? m->size_pending_fds * 2 : 16;
+
+                p = reallocarray(m->pending_fds, n, sizeof(*p));
+                if (!p)
+                        return -ENOMEM;
+                m->pending_fds = p;
+                m->size_pending_fds = n;
+        }
+        copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (copy < 0)
+                return negative_errno();
+        p = &m->pending_fds[m->n_pending_fds];
+        p->name = strdup(name);
+        if (!p->name) {
+                safe_close(copy);
+                return -ENOMEM;
+        }
+        p->fd = copy;
+        m->n_pending_fds++;
+        return 0;
+}
+
+/* Whether name was waiting to be kept (then it is not any more). */
+static bool unpend_fd(struct manager *m, const char *name) {
+        for (size_t i = 0; i < m->n_pending_fds; i++)
+                if (strcmp(m->pending_fds[i].name, name) == 0) {
+                        safe_close(m->pending_fds[i].fd);
+                        free(m->pending_fds[i].name);
+                        m->pending_fds[i] = m->pending_fds[--m->n_pending_fds];
+                        return true;
+                }
+        return false;
+}
+
+/* The supervisor's change callback. */
 static void on_change(struct tns_supervisor *s, const char *name, int fd, void *userdata) {
         struct manager *m = userdata;
 
-        if (name && fd < 0)
-                unstore_fd(m, name);
-        (void) fdstore_save(m);
-        if (name && fd >= 0)
+        if (name && fd >= 0 && fdstore_usable(m) && pend_fd(m, name, fd) < 0) {
+                /* No room to wait: the record, then the fd, at once. */
+                (void) fdstore_save(m);
                 store_fd(m, name, fd);
+                return;
+        }
+        if (name && fd < 0 && !unpend_fd(m, name))
+                unstore_fd(m, name);
+        fdstore_save_soon(m);
+}
+
+/* The supervisor is about to answer a call that changed the record. */
+static void on_flush(struct tns_supervisor *s, void *userdata) {
+        (void) fdstore_flush(userdata);
 }
 
 /* The in-flight slot (lib/supervisor/supervisor.h): a page of a memfd kept in the
@@ -250,7 +364,7 @@ int fdstore_restore(struct manager *m) {
         size_t len = 0;
         int fd, r;
 
-        tns_supervisor_set_change_callback(m->supervisor, on_change, m);
+        tns_supervisor_set_change_callback(m->supervisor, on_change, on_flush, m);
         /* Sockets we bound ourselves (no socket unit): kept too, so that a
          * successor listens on them with no moment of ECONNREFUSED. */
         if (m->control.owned)
@@ -307,8 +421,16 @@ int fdstore_restore(struct manager *m) {
 
 void fdstore_done(struct manager *m) {
         /* Nothing is removed from the store: whoever stops us for good
-         * (systemctl stop) empties it; a restart must find it full. */
-        tns_supervisor_set_change_callback(m->supervisor, NULL, NULL);
+         * (systemctl stop) empties it; a restart must find it full, and
+         * its record up to date. */
+        (void) fdstore_flush(m);
+        m->state_flush = sd_event_source_disable_unref(m->state_flush);
+        while (m->n_pending_fds > 0)
+                (void) unpend_fd(m, m->pending_fds[0].name);
+        free(m->pending_fds);
+        m->pending_fds = NULL;
+        m->size_pending_fds = 0;
+        tns_supervisor_set_change_callback(m->supervisor, NULL, NULL, NULL);
         for (size_t i = 0; i < m->n_passed; i++)
                 safe_close(m->passed[i].fd);
         free(m->passed);

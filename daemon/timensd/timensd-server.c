@@ -65,7 +65,7 @@ static int connection_update_events(struct connection *c) {
 
         if (can_read(c))
                 events |= EPOLLIN;
-        if (output_pending(c))
+        if (output_pending(c) && !c->held)
                 events |= EPOLLOUT;
         return sd_event_source_set_io_events(c->io, events);
 }
@@ -74,6 +74,8 @@ static int connection_update_events(struct connection *c) {
  * ECONNRESET) is an error for this connection only: MSG_NOSIGNAL keeps
  * SIGPIPE away. */
 static int connection_flush(struct connection *c) {
+        if (c->held)
+                return 0;
         ssize_t n;
 
         while (output_pending(c)) {
@@ -115,6 +117,13 @@ int connection_reply(struct connection *c, json_object *reply) {
         c->out = TAKE_PTR(line);
         c->out_len = len;
         c->out_pos = 0;
+        /* What a client is told is in the record a successor reads: the
+         * reply waits for its save, which a burst of requests (a thousand
+         * containers starting) shares (timensd-fdstore.c). */
+        if (c->m->state_stale) {
+                c->held = true;
+                fdstore_save_soon(c->m); /* may save, and release it, now */
+        }
         return connection_flush(c);
 }
 
@@ -294,6 +303,26 @@ static void schedule_sweep(struct manager *m) {
                 (void) sd_event_source_set_description(m->sweep, "timensd-connection-sweep");
         if (m->sweep)
                 (void) sd_event_source_set_enabled(m->sweep, SD_EVENT_ONESHOT);
+}
+
+/* The record is saved: the replies that waited for it go. */
+void server_state_saved(struct manager *m) {
+        bool any = false;
+
+        for (struct connection *c = m->connections; c; c = c->next) {
+                if (!c->held)
+                        continue;
+                c->held = false;
+                if (c->dead)
+                        continue;
+                if (connection_flush(c) < 0)
+                        c->dead = true;
+                else
+                        c->kick = true; /* its next lines, its events */
+                any = true;
+        }
+        if (any)
+                schedule_sweep(m);
 }
 
 static void connection_wait_done(struct connection *c, json_object *reply) {

@@ -23,7 +23,7 @@
  * other users cannot lock the admin out (issue 14, item 7). */
 #define TIMENSD_MAX_CONNECTIONS_PER_UID 32
 #define TIMENSD_RESERVED_CONNECTIONS 32
-#define TIMENSD_BACKLOG 128
+#define TIMENSD_BACKLOG SOMAXCONN
 
 /* Who is on the other end of a connection (SO_PEERCRED at connect),
  * pinned by a pidfd (SO_PEERPIDFD): a peer that is gone has no access,
@@ -67,6 +67,7 @@ struct connection {
         struct request_wait wait; /* pending: input is not read */
         bool closing; /* the peer shut down: close once answered */
         bool kick; /* process buffered lines at the next sweep */
+        bool held; /* its reply waits for the record's next save */
         bool dead; /* free at the next sweep */
         struct connection *next, **pprev;
 };
@@ -123,6 +124,16 @@ struct manager {
         int inflight_fd;
         struct tns_inflight *inflight;
         uint64_t state_off, state_len, state_seq;
+        /* Saves of the record, and the fds that wait for one
+         * (timensd-fdstore.c, STATE_FLUSH_USEC). */
+        bool state_stale;
+        uint64_t state_saved_usec;
+        sd_event_source *state_flush;
+        struct pending_fd {
+                char *name;
+                int fd;
+        } *pending_fds;
+        size_t n_pending_fds, size_pending_fds;
         bool fdstore_notify; /* NOTIFY_SOCKET is set: systemd keeps our fds */
         bool fdstore_warned;
         char *exe; /* our binary, for SIGUSR2 */
@@ -208,6 +219,9 @@ int fdstore_collect(struct manager *m);
 int fdstore_take(struct manager *m, const char *name);
 int fdstore_restore(struct manager *m);
 int fdstore_save(struct manager *m);
+int fdstore_flush(struct manager *m);
+void fdstore_save_soon(struct manager *m);
+void server_state_saved(struct manager *m);
 int fdstore_handoff(struct manager *m);
 void fdstore_done(struct manager *m);
 /* In a child: exec exe with fds[i] at 3 + i, named in LISTEN_FDNAMES; on

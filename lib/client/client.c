@@ -6,11 +6,14 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client.h"
 
 struct tns_client {
         int fd;
+        char *path; /* to connect again while the daemon is full */
+        bool answered; /* a reply came on this connection */
         int timeout_ms;
         int64_t next_id;
         char *buf; /* bytes received and not yet consumed */
@@ -23,26 +26,79 @@ const char *tns_client_default_socket(void) {
         return e && *e ? e : TNS_DEFAULT_SOCKET;
 }
 
-int tns_client_connect(const char *path, struct tns_client **ret) {
+static int64_t now_ms(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A daemon that is full now (a thousand containers starting at once) is
+ * asked again a little later, until the deadline: backoffs of 5 ms
+ * doubling to 200 ms, each shortened by up to half at random so that the
+ * clients that were turned away together do not come back together. */
+static int backoff(unsigned *attempt, int64_t deadline) {
+        unsigned ms = 5U << (*attempt < 6 ? *attempt : 6);
+        struct timespec ts;
+        int64_t left = deadline - now_ms();
+
+        if (left <= 0)
+                return -ETIMEDOUT;
+        if (ms > 200)
+                ms = 200;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ms -= (unsigned) ((ts.tv_nsec ^ getpid()) % (ms / 2 + 1));
+        if (ms > left)
+                ms = (unsigned) left;
+        (*attempt)++;
+        ts = (struct timespec){.tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+        return 0;
+}
+
+/* Non-blocking: a daemon whose backlog is full makes connect() fail with
+ * EAGAIN instead of hanging us; we try again until the deadline. */
+static int open_socket(const char *path, int64_t deadline) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        unsigned attempt = 0;
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+        for (;;) {
+                _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                int r;
+
+                if (fd < 0)
+                        return negative_errno();
+                if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) >= 0)
+                        return TAKE_FD(fd);
+                if (errno != EAGAIN)
+                        return negative_errno();
+                r = backoff(&attempt, deadline);
+                if (r < 0)
+                        return -EAGAIN;
+        }
+}
+
+int tns_client_connect(const char *path, struct tns_client **ret) {
         _cleanup_close_ int fd = -EBADF;
         struct tns_client *c;
 
         if (!path)
                 path = tns_client_default_socket();
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        strcpy(sa.sun_path, path);
-        /* Non-blocking: a daemon whose backlog is full makes connect()
-         * fail with EAGAIN instead of hanging us. */
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        fd = open_socket(path, now_ms() + TNS_CLIENT_TIMEOUT_MS);
         if (fd < 0)
-                return negative_errno();
-        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                return negative_errno();
+                return fd;
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
+        c->path = strdup(path);
+        if (!c->path) {
+                free(c);
+                return -ENOMEM;
+        }
         c->fd = TAKE_FD(fd);
         c->timeout_ms = TNS_CLIENT_TIMEOUT_MS;
         c->next_id = 1;
@@ -54,6 +110,7 @@ struct tns_client *tns_client_free(struct tns_client *c) {
         if (!c)
                 return NULL;
         safe_close(c->fd);
+        free(c->path);
         free(c->buf);
         free(c);
         return NULL;
@@ -61,13 +118,6 @@ struct tns_client *tns_client_free(struct tns_client *c) {
 
 void tns_client_set_timeout(struct tns_client *c, int timeout_ms) {
         c->timeout_ms = timeout_ms;
-}
-
-static int64_t now_ms(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Waits for events on the socket until the deadline. */
@@ -191,15 +241,43 @@ int tns_client_call(struct tns_client *c, struct tns_request *req, const int *fd
                 r = tns_message_format(msg, &line, &len);
         if (r >= 0 && len > TNS_PROTO_MAX_REQUEST)
                 r = -EMSGSIZE;
-        if (r >= 0)
-                r = send_all(c, line, len, fds, n_fds, deadline);
         if (r < 0)
                 return r;
-        n = read_line(c, deadline);
-        if (n < 0)
-                return (int) n;
-        r = tns_reply_parse(c->buf, (size_t) n, &id, ret_result, ret_error);
-        consume(c, (size_t) n + 1);
+        for (unsigned attempt = 0;;) {
+                r = send_all(c, line, len, fds, n_fds, deadline);
+                /* A daemon that turned us away may have closed before
+                 * our request went: its reason is still to be read. */
+                if (r >= 0 || r == -EPIPE || r == -ECONNRESET) {
+                        int sent = r;
+
+                        n = read_line(c, deadline);
+                        r = n < 0 ? (sent < 0 ? sent : (int) n)
+                                  : tns_reply_parse(c->buf, (size_t) n, &id, ret_result, ret_error);
+                        if (n >= 0)
+                                consume(c, (size_t) n + 1);
+                }
+                /* Turned away before any answer because the daemon was
+                 * full ("too many connections", which has no id): the
+                 * same request on a new connection, a little later. Not
+                 * after a connection lost otherwise: the request may have
+                 * been done. */
+                if (!c->answered && r == 0 && id == -1 && ret_error && ret_error->code == TNS_ERR_LIMIT) {
+                        int k = backoff(&attempt, deadline);
+
+                        if (k >= 0)
+                                k = open_socket(c->path, deadline);
+                        if (k < 0)
+                                return r;
+                        safe_close(c->fd);
+                        c->fd = k;
+                        c->len = 0;
+                        continue;
+                }
+                break;
+        }
+        if (r < 0)
+                return r;
+        c->answered = true;
         if (r == 1 && id != req->id) {
                 json_object_put(*ret_result);
                 return -EBADMSG;

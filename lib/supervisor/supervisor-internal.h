@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <seccomp.h>
+#include <time.h>
 
 #include "filter.h"
 #include "page-store.h"
@@ -219,7 +220,9 @@ struct tns_supervisor {
         struct tns_filter *attach_filter_rated; /* the same for rate-capable namespaces */
         uint64_t next_serial; /* of listeners and /proc connections */
         tns_supervisor_change_fn change_fn;
+        tns_supervisor_flush_fn flush_fn;
         void *change_userdata;
+        bool serve_changed; /* the call being served changed the record */
         bool restoring; /* supervisor-state.c: changes are not reported */
         struct tns_inflight *inflight; /* NULL: none */
         struct tns_kns_cache kns[TNS_KNS_CACHE];
@@ -242,6 +245,8 @@ struct tns_supervisor {
         bool threads_off; /* TIMENS_RECV_THREADS=0: the loop receives */
         bool running; /* in tns_supervisor_run(): threads may start */
         bool loop_waiting; /* the loop waits for the lock: threads give way */
+        unsigned threads_waiting; /* threads waiting for the lock (atomic) */
+        uint64_t thread_turns; /* times a thread took the lock (atomic) */
         bool serving; /* in supervisor_serve_received() */
         unsigned n_threads;
         struct deferred *deferred; /* calls for the loop, oldest first */
@@ -437,3 +442,11 @@ void supervisor_procfs_listener_added(struct listener *l);
 /* Notes l's root's mount namespace (l->mnt_dev, l->mnt_ino). */
 void supervisor_procfs_listener_mnt(struct listener *l);
 void supervisor_procfs_free(struct listener *l);
+
+/* CLOCK_MONOTONIC in ns: the daemon's own clock (latencies, deadlines). */
+static inline uint64_t supervisor_now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}

@@ -479,14 +479,19 @@ static void listener_free(struct listener *l) {
         free(l);
 }
 
-void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor_change_fn fn, void *userdata) {
+void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor_change_fn fn,
+                                        tns_supervisor_flush_fn flush, void *userdata) {
         s->change_fn = fn;
+        s->flush_fn = flush;
         s->change_userdata = userdata;
 }
 
 void tns_supervisor_changed(struct tns_supervisor *s, const char *fd_name, int fd) {
-        if (s->change_fn && !s->restoring)
-                s->change_fn(s, fd_name, fd, s->change_userdata);
+        if (!s->change_fn || s->restoring)
+                return;
+        s->change_fn(s, fd_name, fd, s->change_userdata);
+        if (s->serving)
+                s->serve_changed = true;
 }
 
 void tns_supervisor_set_listener_gone_callback(struct tns_supervisor *s, tns_supervisor_listener_gone_fn fn,
@@ -542,12 +547,6 @@ static void maybe_idle(struct tns_supervisor *s) {
                 s->idle_fn(s, s->idle_userdata);
 }
 
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
 
 static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(nr);
@@ -606,15 +605,19 @@ void supervisor_serve_received(struct listener *l) {
                 __atomic_store_n(&s->inflight->busy, 1, __ATOMIC_RELEASE);
         }
         s->stats.notifications++;
-        start = now_ns();
+        start = supervisor_now_ns();
         s->serving = true;
+        s->serve_changed = false;
         result = serve(l, s->req, &c);
         s->serving = false;
+        /* What the program is told is in the record first. */
+        if (s->serve_changed && s->flush_fn)
+                s->flush_fn(s, s->change_userdata);
         respond(l, s->req->id, result);
         supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)
                 __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
-        account_latency(s, s->req->data.nr, now_ns() - start);
+        account_latency(s, s->req->data.nr, supervisor_now_ns() - start);
 }
 
 static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *userdata) {

@@ -136,11 +136,18 @@ int tns_supervisor_procfs_fds(struct tns_supervisor *s, pid_t root_pid, int *fds
 
 /* Restarts (lib/core/state.h). A daemon that must survive its own restart
  * keeps copies of some fds (systemd's fd store) and a state record; the
- * callback tells it, at every change, which fd to keep (fd >= 0, named
- * fd_name) or drop (fd < 0), or (fd_name NULL) that the record changed:
- * it then saves the record at once, before any fd it names is kept. */
+ * change callback tells it, at every change, which fd to keep (fd >= 0,
+ * named fd_name) or drop (fd < 0), or (fd_name NULL) that the record
+ * changed. The record must be saved before any fd it names is kept; a
+ * change that keeps no fd may be saved later (a burst of namespaces
+ * ending is one save, not one per entry), but the flush callback, when
+ * set, is called before a trapped call whose serving changed the record
+ * (a setns, an unshare, a time zone set) is answered: the record a
+ * successor finds never lags what a program was told. */
 typedef void (*tns_supervisor_change_fn)(struct tns_supervisor *s, const char *fd_name, int fd, void *userdata);
-void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor_change_fn fn, void *userdata);
+typedef void (*tns_supervisor_flush_fn)(struct tns_supervisor *s, void *userdata);
+void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor_change_fn fn,
+                                        tns_supervisor_flush_fn flush, void *userdata);
 
 /* The call being served, where a successor finds it. A notification
  * received but not yet answered when the daemon dies stays "sent" in the
