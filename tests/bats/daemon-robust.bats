@@ -148,6 +148,52 @@ PY
         echo "$output" | json_get 'j["server"]["rejected"] >= 3000 - 64 or sys.exit(1)'
 }
 
+@test "a client turned away because timensd is full asks again: served as soon as a slot frees" {
+        start_daemon --max-connections 8
+        run -0 tns create keep --realtime +1d
+        # All 8 slots held, idle; one freed after a second.
+        bg python3 -c '
+import socket, sys, time
+socks = []
+for _ in range(8):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    socks.append(s)
+open(sys.argv[2], "w").write("held")
+time.sleep(1)
+socks.pop().close()
+time.sleep(30)
+' "$SOCK" "$DAEMON_DIR/held" 2>"$DAEMON_DIR/py.err"
+        wait_for_file "$DAEMON_DIR/held" || fail "$(cat "$DAEMON_DIR/py.err")"
+        local t0=$SECONDS
+        # Before: "too many connections (8)" at once.
+        run -0 tns list --names
+        ((SECONDS - t0 <= 5)) || fail "list took $((SECONDS - t0)) s"
+        run -0 tns stats --json
+        echo "$output" | json_get 'j["server"]["rejected"] >= 1 or sys.exit(1)'
+}
+
+@test "400 timensctl run at once: every namespace in timensd, none left to a supervisor of its own" {
+        start_daemon
+        run -0 tns create keep --realtime +1d
+        local i pids=()
+        for ((i = 0; i < 400; i++)); do
+                tns run --name "burst-$i" -- sleep 20 2>>"$DAEMON_DIR/burst.err" &
+                pids+=("$!")
+        done
+        local n=0 end=$((SECONDS + 60))
+        while ((SECONDS < end)); do
+                n=$(tns list --names 2>/dev/null | grep -c '^burst-' || true)
+                ((n >= 400)) && break
+                sleep 0.5
+        done
+        kill "${pids[@]}" 2>/dev/null || true
+        wait "${pids[@]}" 2>/dev/null || true
+        [ ! -s "$DAEMON_DIR/burst.err" ] || fail "errors: $(sort "$DAEMON_DIR/burst.err" | uniq -c | head)"
+        ((n == 400)) || fail "$n of 400 namespaces in timensd"
+        still_serving
+}
+
 @test "a slow loris and an idle client are closed after the idle timeout" {
         start_daemon --idle-timeout 1
         run -0 tns create keep --realtime +1d

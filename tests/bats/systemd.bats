@@ -66,6 +66,37 @@ teardown() {
         [[ "$output" == *"Restored 1 namespaces, 1 listeners"* ]]
 }
 
+@test "a burst of changes, then kill -9 at once: every change a client was told about is restored" {
+        boot_systemd
+        local i
+        # Saves of the record are shared in a burst (timensd-fdstore.c):
+        # each reply still waits for the save that holds its change.
+        for ((i = 0; i < 40; i++)); do
+                sns_ctl create "burst-$i" --monotonic "+${i}s" &
+        done
+        for ((i = 0; i < 10; i++)); do
+                sns_ctl run --name "run-$i" -- sleep 60 >/dev/null 2>&1 &
+        done
+        local end=$((SECONDS + 30)) n=0
+        while ((SECONDS < end)); do
+                n=$(sns_ctl list --names | grep -c -E '^(burst|run)-' || true)
+                ((n >= 50)) && break
+                sleep 0.2
+        done
+        ((n == 50)) || fail "$n of 50 namespaces made"
+        sns_ctl set burst-7 --monotonic +777s
+        before=$(list_state)
+        old=$(main_pid)
+        sns kill -9 "$old"
+        wait_restarted "$old"
+        after=$(list_state)
+        [ "$before" = "$after" ] || fail "before: $before / after: $after"
+        run -0 sns_ctl show burst-7 --json
+        python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["namespace"]["clocks"]["monotonic"]["offset_ns"] != 777000000000)' <<<"$output" || fail "burst-7: $output"
+        run sns journalctl -u timensd --no-pager
+        [[ "$output" == *"Restored 50 namespaces, 10 listeners"* ]] || fail "$(grep Restored <<<"$output")"
+}
+
 @test "a call pending when timensd dies is answered by the next instance" {
         boot_systemd
         sns_ctl create pending --monotonic +500s
@@ -85,6 +116,14 @@ teardown() {
         assert_near "monotonic" "$got" $(($(host_ns monotonic) + 500 * NSEC_PER_SEC)) $((2 * NSEC_PER_SEC))
 }
 
+# What a process's fds are (kinds, not numbers), sorted: for a diff.
+fd_targets() {
+        local f
+        for f in /proc/"$1"/fd/*; do
+                readlink "$f" 2>/dev/null | sed 's/[0-9]\+/N/g'
+        done | sort | uniq -c
+}
+
 @test "kill loop: 20 x kill -9 and 20 x systemctl restart under 4 x 4 hammering threads, 0 failures" {
         boot_systemd
         sns_ctl create hammer --monotonic +1000s --boottime +500s --realtime 2030-01-01
@@ -99,6 +138,7 @@ teardown() {
         before=$(list_state)
         pid=$(host_pid_of_timensd)
         fds_before=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
+        fd_list_before=$(fd_targets "$pid")
         for ((i = 0; i < 20; i++)); do
                 old=$(main_pid)
                 sns kill -9 "$old"
@@ -114,6 +154,7 @@ teardown() {
         after=$(list_state)
         pid=$(host_pid_of_timensd)
         fds_after=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
+        fd_list_after=$(fd_targets "$pid")
         hammer_rc=0
         wait "$BG" || hammer_rc=$?
         BG=
@@ -121,7 +162,7 @@ teardown() {
         [ "$hammer_rc" -eq 0 ] || fail "hammer: $(head -40 "$BATS_TEST_TMPDIR/hammer")"
         [ "$(grep -c 'failures 0 wrong 0' "$BATS_TEST_TMPDIR/hammer")" -eq 4 ] || fail "$(cat "$BATS_TEST_TMPDIR/hammer")"
         [ "$before" = "$after" ] || fail "namespaces before: $before / after: $after"
-        ((fds_after <= fds_before)) || fail "timensd fds: $fds_before before, $fds_after after"
+        ((fds_after <= fds_before)) || fail "timensd fds: $fds_before before, $fds_after after: $(diff <(echo "$fd_list_before") <(echo "$fd_list_after"))"
         echo "# fds $fds_before -> $fds_after; $(grep -o 'stall_max_us [0-9]*' "$BATS_TEST_TMPDIR/hammer" | sort -k2 -n | tail -1)" >&3
         # How often a death caught a call mid-way (answered from the
         # in-flight page, or lost in a receive and sent back).
