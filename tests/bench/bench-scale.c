@@ -7,7 +7,12 @@
  *        and PROCS - 1 children) each make a trapped clock_gettime
  *        (the raw syscall, which the filter sends to timensd) HZ times a
  *        second for SECONDS, once DIR/go exists, and write the latency of
- *        every call as a histogram to DIR/h.PID.
+ *        every call as a histogram to DIR/h.PID. The calls of the first
+ *        WARMUP_MS are made, not counted (the start: every process wakes
+ *        at once); after the last, a process waits for DIR/stop, so that
+ *        the ends of the first do not fall in the window of the others
+ *        (the end of a namespace is work for timensd; scale.sh measures
+ *        it apart, in create/destroy cycles).
  *   bench-scale report DIR
  *        adds the histograms up: `info KEY VALUE` lines with the calls,
  *        p50, p99, p99.9 and the longest, in microseconds.
@@ -75,22 +80,31 @@ static void sleep_until(uint64_t deadline) {
         (void) nanosleep(&ts, NULL);
 }
 
+#define WARMUP_MS 1000
+
+static void wait_file(const char *dir, const char *name) {
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        while (access(path, F_OK) < 0)
+                usleep(10000);
+}
+
 static int run_worker(const char *dir, unsigned hz, unsigned seconds) {
         _cleanup_free_ uint32_t *hist = calloc(N_BUCKETS, sizeof(*hist));
         char path[4096];
-        uint64_t period, next, end;
+        uint64_t period, next, end, counted;
         struct timespec ts;
         FILE *f;
 
         if (!hist)
                 return -ENOMEM;
-        snprintf(path, sizeof(path), "%s/go", dir);
-        while (access(path, F_OK) < 0)
-                usleep(10000);
+        wait_file(dir, "go");
         period = 1000000000U / hz;
         /* Spread the processes' ticks across the period. */
         next = mono_ns() + (uint64_t) (getpid() * 7919U) % period;
-        end = next + (uint64_t) seconds * 1000000000U;
+        counted = next + (uint64_t) WARMUP_MS * 1000000U;
+        end = counted + (uint64_t) seconds * 1000000000U;
         while (next < end) {
                 uint64_t a, b;
 
@@ -99,7 +113,8 @@ static int run_worker(const char *dir, unsigned hz, unsigned seconds) {
                 if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) < 0)
                         return -errno;
                 b = mono_ns();
-                hist[bucket_of(b - a)]++;
+                if (a >= counted)
+                        hist[bucket_of(b - a)]++;
                 next += period;
         }
         snprintf(path, sizeof(path), "%s/h.%d", dir, getpid());
@@ -110,7 +125,10 @@ static int run_worker(const char *dir, unsigned hz, unsigned seconds) {
                 fclose(f);
                 return -EIO;
         }
-        return fclose(f) == 0 ? 0 : -errno;
+        if (fclose(f) != 0)
+                return -errno;
+        wait_file(dir, "stop");
+        return 0;
 }
 
 static int worker(const char *dir, unsigned procs, unsigned hz, unsigned seconds) {

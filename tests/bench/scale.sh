@@ -86,10 +86,13 @@ load() {
         done
         rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$dpid/status")
         fds=$(find "/proc/$dpid/fd" -mindepth 1 | wc -l)
-        t0=$(cpu_ticks "$dpid")
         touch "$run/go"
-        wait_workers "$run"
+        # The warm-up second is not measured (bench-scale.c).
+        sleep 1
+        t0=$(cpu_ticks "$dpid")
+        wait_measured "$run" $((n * p))
         t1=$(cpu_ticks "$dpid")
+        wait_gone "$run"
         declare -A r=()
         local k v
         while read -r _ k v; do r[$k]=$v; done < <("$worker" report "$run" || true)
@@ -112,15 +115,26 @@ load() {
         fi
 }
 
-# wait_workers RUN: until the workers of RUN are gone (their timensctl
-# parents exit with them), at most their run time and a minute more.
-wait_workers() {
+# wait_measured RUN PROCESSES: until every worker of RUN wrote its
+# histogram, at most the run time and a minute more.
+wait_measured() {
         local i
         for ((i = 0; i < (seconds + 60) * 10; i++)); do
+                (($(find "$1" -maxdepth 1 -name 'h.*' | wc -l) >= $2)) && return 0
+                sleep 0.1
+        done
+        echo "  (workers still measuring after $((seconds + 60)) s: the row counts what finished)"
+}
+
+# wait_gone RUN: lets the workers of RUN end together (RUN/stop), and
+# waits until they are gone (their timensctl parents exit with them).
+wait_gone() {
+        local i
+        touch "$1/stop"
+        for ((i = 0; i < 600; i++)); do
                 pgrep -f "^$worker worker $1 " >/dev/null || return 0
                 sleep 0.1
         done
-        echo "  (workers still running after $((seconds + 60)) s: the row counts what finished)"
 }
 
 echo "  load: $hz trapped calls/s per process for $seconds s (SCALE_HZ, SCALE_SECONDS)"
