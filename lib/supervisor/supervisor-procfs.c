@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -470,6 +471,53 @@ static _Noreturn void helper(pid_t pid, int pidfd, const char *proc_dir, int soc
         _exit(0);
 }
 
+struct helper_args {
+        pid_t pid;
+        int pidfd, sock;
+        const char *proc_dir;
+};
+
+static int helper_entry(void *userdata) {
+        const struct helper_args *a = userdata;
+
+        helper(a->pid, a->pidfd, a->proc_dir, a->sock);
+}
+
+/* The helper shares our memory where it can (CLONE_VM, on a stack of its
+ * own): a fork copies the page tables and maps of a daemon that serves a
+ * thousand namespaces (a receive thread's stack each), and took more
+ * than half of its time to start a namespace. The helper only makes
+ * system calls, and its fd table and namespaces are its own. Entering
+ * another user namespace needs a process that shares no memory
+ * (setns(2): EINVAL), so that case forks. */
+#define HELPER_STACK_SIZE (64 * 1024)
+
+static pid_t start_helper(struct helper_args *a, void **ret_stack) {
+        void *stack;
+        pid_t child;
+
+        *ret_stack = NULL;
+        /* ASan knows nothing of a task on a stack of ours. */
+#ifndef __SANITIZE_ADDRESS__
+        if (!same_ns(a->pid, "user"))
+#endif
+                return fork();
+        stack = mmap(NULL, HELPER_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1,
+                     0);
+        if (stack == MAP_FAILED)
+                return fork();
+        child = clone(helper_entry, (char *) stack + HELPER_STACK_SIZE, CLONE_VM | SIGCHLD, a);
+        if (child < 0) {
+                int e = errno;
+
+                munmap(stack, HELPER_STACK_SIZE);
+                errno = e;
+                return -1;
+        }
+        *ret_stack = stack;
+        return child;
+}
+
 static int conn_add(struct listener *l, enum procfs_file file, uint64_t serial, int fd) {
         _cleanup_close_ int owned = fd;
         _cleanup_free_ struct procfs_conn *c = calloc(1, sizeof(*c));
@@ -511,7 +559,7 @@ void supervisor_procfs_foreach(struct listener *l, void (*fn)(unsigned file, uin
  * reaped in any case. */
 #define PROCFS_HELPER_TIMEOUT_MS 5000
 
-static int wait_helper(pid_t pid) {
+static int wait_helper(pid_t pid, bool *ret_reaped) {
         _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         int status, timeout = PROCFS_HELPER_TIMEOUT_MS, r = 0;
@@ -529,9 +577,11 @@ static int wait_helper(pid_t pid) {
                 (void) kill(pid, SIGKILL);
                 r = -ETIMEDOUT;
         }
+        *ret_reaped = false;
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return negative_errno();
+        *ret_reaped = true;
         if (r == -ETIMEDOUT)
                 return r;
         if (!WIFEXITED(status))
@@ -542,20 +592,26 @@ static int wait_helper(pid_t pid) {
 int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir) {
         _cleanup_close_ int pidfd = -EBADF;
         int socks[2], fds[_PROCFS_MAX], n = 0, r;
+        struct helper_args a;
+        bool reaped;
+        void *stack;
         pid_t child;
 
         pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         if (pidfd < 0)
                 return negative_errno();
+        /* Both ends close on exec, and the helper does not exec: its copy
+         * of ours closes with it. */
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0)
                 return negative_errno();
-        child = fork();
+        a = (struct helper_args){.pid = pid, .pidfd = pidfd, .sock = socks[1], .proc_dir = proc_dir};
+        child = start_helper(&a, &stack);
         if (child < 0) {
                 r = negative_errno();
                 close(socks[0]), close(socks[1]);
                 return r;
         }
-        if (child == 0) {
+        if (child == 0) { /* forked */
                 close(socks[0]);
                 helper(pid, pidfd, proc_dir, socks[1]);
         }
@@ -563,7 +619,11 @@ int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir)
         /* Not served before the helper is done: a read of /dev/fuse before
          * the mount exists fails (EPERM), and the helper's mount itself
          * needs no answer from us (FUSE_INIT is queued, not awaited). */
-        r = wait_helper(child);
+        r = wait_helper(child, &reaped);
+        /* Reaped: its stack is no one's (else it stays, never freed
+         * under a task that may still run on it). */
+        if (stack && reaped)
+                munmap(stack, HELPER_STACK_SIZE);
         while (n < _PROCFS_MAX && (fds[n] = tns_recv_fd(socks[0])) >= 0)
                 n++;
         close(socks[0]);

@@ -70,8 +70,10 @@ cpu_ticks() {
 # load LABEL NAMESPACES PROCS: starts the workers, lets them run, prints
 # the row.
 load() {
-        local label=$1 n=$2 p=$3 run=$dir/$1 i t0 t1 rss0 rss fds started
+        local label=$1 n=$2 p=$3 run=$dir/$1 i t0 t1 rss0 rss fds started go
         mkdir -p "$run"
+        # The workers wait in open() for a writer (bench-scale.c).
+        mkfifo "$run/go.fifo" "$run/stop.fifo"
         rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$dpid/status")
         for ((i = 0; i < n; i++)); do
                 "$timensctl" run --name "$label-$i" --realtime +1d -- "$worker" worker "$run" "$p" "$hz" "$seconds" \
@@ -86,13 +88,14 @@ load() {
         done
         rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$dpid/status")
         fds=$(find "/proc/$dpid/fd" -mindepth 1 | wc -l)
-        touch "$run/go"
+        exec {go}<>"$run/go.fifo"
         # The warm-up second is not measured (bench-scale.c).
         sleep 1
         t0=$(cpu_ticks "$dpid")
         wait_measured "$run" $((n * p))
         t1=$(cpu_ticks "$dpid")
         wait_gone "$run"
+        exec {go}>&-
         declare -A r=()
         local k v
         while read -r _ k v; do r[$k]=$v; done < <("$worker" report "$run" || true)
@@ -129,12 +132,13 @@ wait_measured() {
 # wait_gone RUN: lets the workers of RUN end together (RUN/stop), and
 # waits until they are gone (their timensctl parents exit with them).
 wait_gone() {
-        local i
-        touch "$1/stop"
+        local i stop
+        exec {stop}<>"$1/stop.fifo"
         for ((i = 0; i < 600; i++)); do
-                pgrep -f "^$worker worker $1 " >/dev/null || return 0
+                pgrep -f "^$worker worker $1 " >/dev/null || break
                 sleep 0.1
         done
+        exec {stop}>&-
 }
 
 echo "  load: $hz trapped calls/s per process for $seconds s (SCALE_HZ, SCALE_SECONDS)"
