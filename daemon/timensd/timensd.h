@@ -132,7 +132,7 @@ struct manager {
         struct pending_fd {
                 char *name;
                 int fd;
-        } *pending_fds;
+        } * pending_fds;
         size_t n_pending_fds, size_pending_fds;
         bool fdstore_notify; /* NOTIFY_SOCKET is set: systemd keeps our fds */
         bool fdstore_warned;

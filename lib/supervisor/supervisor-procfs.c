@@ -502,8 +502,7 @@ static pid_t start_helper(struct helper_args *a, void **ret_stack) {
         if (!same_ns(a->pid, "user"))
 #endif
                 return fork();
-        stack = mmap(NULL, HELPER_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1,
-                     0);
+        stack = mmap(NULL, HELPER_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
         if (stack == MAP_FAILED)
                 return fork();
         child = clone(helper_entry, (char *) stack + HELPER_STACK_SIZE, CLONE_VM | SIGCHLD, a);

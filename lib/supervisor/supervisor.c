@@ -547,7 +547,6 @@ static void maybe_idle(struct tns_supervisor *s) {
                 s->idle_fn(s, s->idle_userdata);
 }
 
-
 static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(nr);
         uint64_t us = ns / 1000;
