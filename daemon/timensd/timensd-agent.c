@@ -327,6 +327,9 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                 goto out;
         }
         m->generation++;
+        /* No one is answered here, and the runtime has closed its copy:
+         * the listener goes into the store now, not at the next save. */
+        (void) fdstore_flush(m);
         tns_log_full(&m->log, LOG_INFO, 0, &ctx,
                      "Serving container %s (namespace %" PRIu64 ") through the seccomp agent", st.id, ns->id);
 out:

@@ -151,11 +151,19 @@ static int save_record(struct manager *m) {
         return 0;
 }
 
+static int arm_flush(struct manager *m, uint64_t at);
+
 int fdstore_save(struct manager *m) {
         int r = save_record(m);
 
-        /* Failed (logged): the replies go all the same, the error is
-         * ours; the next change tries again. */
+        if (r < 0) {
+                /* Failed (logged): tried again in STATE_FLUSH_USEC, not
+                 * at every change; the replies go all the same, the
+                 * error is ours. */
+                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->state_saved_usec);
+                m->state_stale = true;
+                (void) arm_flush(m, m->state_saved_usec + STATE_FLUSH_USEC);
+        }
         server_state_saved(m);
         return r;
 }
@@ -169,31 +177,31 @@ static int on_state_flush(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* The record is behind: saved now if the last save is older than
- * STATE_FLUSH_USEC, else when it is. */
-void fdstore_save_soon(struct manager *m) {
-        uint64_t now = 0, at;
+/* The save at (CLOCK_MONOTONIC usec). */
+static int arm_flush(struct manager *m, uint64_t at) {
         int r;
 
-        m->state_stale = true;
-        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        at = m->state_saved_usec + STATE_FLUSH_USEC;
-        if (now >= at) {
-                (void) fdstore_save(m);
-                return;
-        }
         if (!m->state_flush) {
                 r = sd_event_add_time(m->event, &m->state_flush, CLOCK_MONOTONIC, at, STATE_FLUSH_USEC / 10,
                                       on_state_flush, m);
                 if (r >= 0)
                         (void) sd_event_source_set_description(m->state_flush, "timensd-state-flush");
-        } else {
-                r = sd_event_source_set_time(m->state_flush, at);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(m->state_flush, SD_EVENT_ONESHOT);
+                return r;
         }
-        if (r < 0)
-                (void) fdstore_save(m); /* no timer: at once, as before */
+        r = sd_event_source_set_time(m->state_flush, at);
+        return r < 0 ? r : sd_event_source_set_enabled(m->state_flush, SD_EVENT_ONESHOT);
+}
+
+/* The record is behind: saved now if the last save is older than
+ * STATE_FLUSH_USEC, else when it is. */
+void fdstore_save_soon(struct manager *m) {
+        uint64_t now = 0, at;
+
+        m->state_stale = true;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        at = m->state_saved_usec + STATE_FLUSH_USEC;
+        if (now >= at || arm_flush(m, at) < 0)
+                (void) fdstore_save(m); /* due, or no timer: at once */
 }
 
 /* An fd to keep once the record names it: a dup, since its owner may
@@ -243,6 +251,7 @@ static void on_change(struct tns_supervisor *s, const char *name, int fd, void *
 
         if (name && fd >= 0 && fdstore_usable(m) && pend_fd(m, name, fd) < 0) {
                 /* No room to wait: the record, then the fd, at once. */
+                m->state_stale = true;
                 (void) fdstore_save(m);
                 store_fd(m, name, fd);
                 return;

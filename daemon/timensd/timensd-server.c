@@ -256,9 +256,10 @@ static int connection_run(struct connection *c, uint32_t revents) {
                 if (r >= 0)
                         r = connection_process(c);
         }
-        /* The peer closed both ways: nobody is left to answer (a wait
-         * would otherwise see EPOLLHUP at every turn of the loop). */
-        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && (c->closing || c->wait.pending))
+        /* The peer closed both ways: nobody is left to answer (a wait,
+         * or a reply held for a save, would otherwise see EPOLLHUP at
+         * every turn of the loop). */
+        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && (c->closing || c->wait.pending || c->held))
                 r = -ECONNRESET;
         if (r >= 0 && connection_finished(c))
                 r = -ECONNRESET;

@@ -224,6 +224,17 @@ static void consume(struct tns_client *c, size_t n) {
         c->len -= n;
 }
 
+/* Whether the daemon hung up after its error line (it turned us away
+ * unread), within a moment. */
+static bool turned_away(struct tns_client *c) {
+        struct pollfd p = {.fd = c->fd, .events = POLLIN | POLLRDHUP};
+        char byte;
+
+        if (c->len > 0 || poll(&p, 1, 100) <= 0)
+                return false;
+        return recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 int tns_client_call(struct tns_client *c, struct tns_request *req, const int *fds, size_t n_fds,
                     json_object **ret_result, struct tns_proto_error *ret_error) {
         _cleanup_json_ json_object *msg = NULL;
@@ -257,11 +268,13 @@ int tns_client_call(struct tns_client *c, struct tns_request *req, const int *fd
                                 consume(c, (size_t) n + 1);
                 }
                 /* Turned away before any answer because the daemon was
-                 * full ("too many connections", which has no id): the
-                 * same request on a new connection, a little later. Not
-                 * after a connection lost otherwise: the request may have
-                 * been done. */
-                if (!c->answered && r == 0 && id == -1 && ret_error && ret_error->code == TNS_ERR_LIMIT) {
+                 * full ("too many connections": no id, and the daemon
+                 * hangs up): the same request on a new connection, a
+                 * little later. Not a limit error on a connection that
+                 * stays (a reply too large: the request was done), nor
+                 * after a connection lost otherwise. */
+                if (!c->answered && r == 0 && id == -1 && ret_error && ret_error->code == TNS_ERR_LIMIT &&
+                    turned_away(c)) {
                         int k = backoff(&attempt, deadline);
 
                         if (k >= 0)

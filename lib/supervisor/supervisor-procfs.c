@@ -491,25 +491,39 @@ static int helper_entry(void *userdata) {
  * another user namespace needs a process that shares no memory
  * (setns(2): EINVAL), so that case forks. */
 #define HELPER_STACK_SIZE (64 * 1024)
+#define HELPER_GUARD_SIZE 4096 /* below the stack: an overflow faults */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HELPER_FORK_ONLY 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HELPER_FORK_ONLY 1
+#endif
+#endif
 
 static pid_t start_helper(struct helper_args *a, void **ret_stack) {
-        void *stack;
+        char *stack;
         pid_t child;
 
         *ret_stack = NULL;
         /* ASan knows nothing of a task on a stack of ours. */
-#ifndef __SANITIZE_ADDRESS__
+#ifndef HELPER_FORK_ONLY
         if (!same_ns(a->pid, "user"))
 #endif
                 return fork();
-        stack = mmap(NULL, HELPER_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        stack = mmap(NULL, HELPER_GUARD_SIZE + HELPER_STACK_SIZE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
         if (stack == MAP_FAILED)
                 return fork();
-        child = clone(helper_entry, (char *) stack + HELPER_STACK_SIZE, CLONE_VM | SIGCHLD, a);
+        if (mprotect(stack, HELPER_GUARD_SIZE, PROT_NONE) < 0) {
+                munmap(stack, HELPER_GUARD_SIZE + HELPER_STACK_SIZE);
+                return fork();
+        }
+        child = clone(helper_entry, stack + HELPER_GUARD_SIZE + HELPER_STACK_SIZE, CLONE_VM | SIGCHLD, a);
         if (child < 0) {
                 int e = errno;
 
-                munmap(stack, HELPER_STACK_SIZE);
+                munmap(stack, HELPER_GUARD_SIZE + HELPER_STACK_SIZE);
                 errno = e;
                 return -1;
         }
@@ -622,7 +636,7 @@ int supervisor_procfs_mount(struct listener *l, pid_t pid, const char *proc_dir)
         /* Reaped: its stack is no one's (else it stays, never freed
          * under a task that may still run on it). */
         if (stack && reaped)
-                munmap(stack, HELPER_STACK_SIZE);
+                munmap(stack, HELPER_GUARD_SIZE + HELPER_STACK_SIZE);
         while (n < _PROCFS_MAX && (fds[n] = tns_recv_fd(socks[0])) >= 0)
                 n++;
         close(socks[0]);
@@ -763,6 +777,10 @@ void supervisor_procfs_free(struct listener *l) {
                 conn_name(c, name, sizeof(name));
                 tns_supervisor_changed(l->s, name, c->fd);
         }
+        /* Its old name is gone from the store: the new one goes in now,
+         * not at the next save (no answer waits for this one). */
+        if (heir && l->s->flush_fn)
+                l->s->flush_fn(l->s, l->s->change_userdata);
 }
 
 int tns_supervisor_procfs_fds(struct tns_supervisor *s, pid_t root_pid, int *fds, size_t n) {
