@@ -230,9 +230,13 @@ static bool turned_away(struct tns_client *c) {
         struct pollfd p = {.fd = c->fd, .events = POLLIN | POLLRDHUP};
         char byte;
 
+        ssize_t n;
+
         if (c->len > 0 || poll(&p, 1, 100) <= 0)
                 return false;
-        return recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+        /* Closed with our request unread: a reset, not an end. */
+        n = recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 int tns_client_call(struct tns_client *c, struct tns_request *req, const int *fds, size_t n_fds,
