@@ -111,6 +111,11 @@ static void update_status(struct manager *m) {
                           st->notifications);
 }
 
+static void pending_fd_done(struct pending_fd *p) {
+        safe_close(p->fd);
+        free(p->name);
+}
+
 static int save_record(struct manager *m) {
         _cleanup_(tns_state_done) struct tns_state st = {};
         _cleanup_free_ char *text = NULL;
@@ -143,8 +148,7 @@ static int save_record(struct manager *m) {
         /* The record names them now. */
         for (size_t i = 0; i < m->n_pending_fds; i++) {
                 store_fd(m, m->pending_fds[i].name, m->pending_fds[i].fd);
-                safe_close(m->pending_fds[i].fd);
-                free(m->pending_fds[i].name);
+                pending_fd_done(&m->pending_fds[i]);
         }
         m->n_pending_fds = 0;
         update_status(m);
@@ -237,8 +241,7 @@ static int pend_fd(struct manager *m, const char *name, int fd) {
 static bool unpend_fd(struct manager *m, const char *name) {
         for (size_t i = 0; i < m->n_pending_fds; i++)
                 if (strcmp(m->pending_fds[i].name, name) == 0) {
-                        safe_close(m->pending_fds[i].fd);
-                        free(m->pending_fds[i].name);
+                        pending_fd_done(&m->pending_fds[i]);
                         m->pending_fds[i] = m->pending_fds[--m->n_pending_fds];
                         return true;
                 }
@@ -434,8 +437,10 @@ void fdstore_done(struct manager *m) {
          * its record up to date. */
         (void) fdstore_flush(m);
         m->state_flush = sd_event_source_disable_unref(m->state_flush);
-        while (m->n_pending_fds > 0)
-                (void) unpend_fd(m, m->pending_fds[0].name);
+        /* Left only by a save that failed. */
+        for (size_t i = 0; i < m->n_pending_fds; i++)
+                pending_fd_done(&m->pending_fds[i]);
+        m->n_pending_fds = 0;
         free(m->pending_fds);
         m->pending_fds = NULL;
         m->size_pending_fds = 0;

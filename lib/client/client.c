@@ -227,12 +227,10 @@ static void consume(struct tns_client *c, size_t n) {
 /* Whether the daemon hung up after its error line (it turned us away
  * unread), within a moment. */
 static bool turned_away(struct tns_client *c) {
-        struct pollfd p = {.fd = c->fd, .events = POLLIN | POLLRDHUP};
         char byte;
-
         ssize_t n;
 
-        if (c->len > 0 || poll(&p, 1, 100) <= 0)
+        if (c->len > 0 || wait_fd(c->fd, POLLIN | POLLRDHUP, now_ms() + 100) < 0)
                 return false;
         /* Closed with our request unread: a reset, not an end. */
         n = recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);

@@ -146,13 +146,6 @@ static int attach_one(struct tns_supervisor *s, const struct attach_req *q, pid_
         return 0;
 }
 
-static uint64_t now_ms(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
 int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, unsigned max_processes,
                           const struct tns_attach_owner *owner, tns_attach_listener_fn fn, void *userdata,
                           struct tns_attach_report *ret) {
@@ -180,7 +173,7 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
         w->queue[w->n++] = pid;
         /* The whole request is bounded, not only each process: every
          * clock call of every namespace waits while we are here. */
-        q.deadline_ms = now_ms() + TNS_ATTACH_DEADLINE_MS;
+        q.deadline_ms = supervisor_now_ns() / 1000000 + TNS_ATTACH_DEADLINE_MS;
         /* The root decides: its failure is the request's. */
         r = attach_one(s, &q, pid, w, &denied);
         if (r == -EACCES)
@@ -194,7 +187,7 @@ int tns_supervisor_attach(struct tns_supervisor *s, pid_t pid, unsigned flags, u
                         report_failure(ret, p, -ENOSPC);
                         continue;
                 }
-                if (now_ms() >= q.deadline_ms) {
+                if (supervisor_now_ns() / 1000000 >= q.deadline_ms) {
                         report_failure(ret, p, -ETIMEDOUT);
                         continue;
                 }

@@ -332,6 +332,9 @@ int supervisor_member_set(struct listener *l, pid_t tgid, struct tns_ns *ns);
  * callback): an fd to keep (fd >= 0) or one gone (fd < 0), or with name
  * NULL a change of the state record only. */
 void tns_supervisor_changed(struct tns_supervisor *s, const char *fd_name, int fd);
+/* The daemon's record saved now (its flush callback), where no answer
+ * to anyone would make it so. */
+void supervisor_flush(struct tns_supervisor *s);
 /* A listener as add_listener makes it, with no /proc cover mounted and
  * no serial reported (restore). */
 int supervisor_listener_new(struct tns_supervisor *s, struct tns_ns *ns, int fd, pid_t root_pid, uint64_t serial,

@@ -93,12 +93,6 @@ static bool walk_has(const struct walk *w, pid_t pid) {
 /* Processes that map the namespace's offsets page: every program exec'd
  * in it with our vDSO, also once reparented out of the trees (a daemon
  * inside a container). */
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
-}
 
 /* The scan runs on the event loop that serves every clock call: it stops
  * at this budget, and the count is a lower bound then (as past max). A
@@ -107,13 +101,13 @@ static uint64_t monotonic_usec(void) {
 
 static void walk_mappers(struct walk *w) {
         _cleanup_(closedirp) DIR *d = opendir("/proc");
-        const uint64_t deadline = monotonic_usec() + MAPPERS_SCAN_BUDGET_USEC;
+        const uint64_t deadline = supervisor_now_ns() / 1000 + MAPPERS_SCAN_BUDGET_USEC;
         struct dirent *de;
 
         while (d && (de = readdir(d))) {
                 pid_t pid = (pid_t) atoi(de->d_name);
 
-                if (pid > 0 && monotonic_usec() > deadline) {
+                if (pid > 0 && supervisor_now_ns() / 1000 > deadline) {
                         tns_log(&w->s->log, LOG_DEBUG,
                                 "The scan for processes that map namespace %" PRIu64
                                 " stopped at its budget: the list is partial",

@@ -241,19 +241,12 @@ static void fill_attr(struct fuse_attr *a, size_t size) {
         };
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* The text for the reader pid: its snapshot if it took one a moment ago,
  * else made anew (as procfs does at every read from 0, so that a reader
  * that keeps the fd sees the time move) and kept as its snapshot. */
 static int text_for(struct procfs_conn *c, pid_t pid, const struct procfs_snapshot **ret) {
         struct tns_ns *ns = pid > 0 ? supervisor_resolve_ns(c->l, pid) : c->l->ns;
-        uint64_t now = now_usec(), kns_ino;
+        uint64_t now = supervisor_now_ns() / 1000, kns_ino;
         struct procfs_snapshot *slot;
         int64_t off[TNS_CLASS_MAX];
         char *text = NULL;
@@ -576,11 +569,11 @@ static int wait_helper(pid_t pid, bool *ret_reaped) {
         _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         int status, timeout = PROCFS_HELPER_TIMEOUT_MS, r = 0;
-        uint64_t end = now_usec() + (uint64_t) PROCFS_HELPER_TIMEOUT_MS * 1000;
+        uint64_t end = supervisor_now_ns() / 1000 + (uint64_t) PROCFS_HELPER_TIMEOUT_MS * 1000;
 
         /* Our own child: its pidfd cannot fail but for lack of fds. */
         while (pidfd >= 0 && timeout > 0 && (r = poll(&p, 1, timeout)) <= 0) {
-                uint64_t now = now_usec();
+                uint64_t now = supervisor_now_ns() / 1000;
 
                 if (r < 0 && errno != EINTR)
                         break;
@@ -779,8 +772,8 @@ void supervisor_procfs_free(struct listener *l) {
         }
         /* Its old name is gone from the store: the new one goes in now,
          * not at the next save (no answer waits for this one). */
-        if (heir && l->s->flush_fn)
-                l->s->flush_fn(l->s, l->s->change_userdata);
+        if (heir)
+                supervisor_flush(l->s);
 }
 
 int tns_supervisor_procfs_fds(struct tns_supervisor *s, pid_t root_pid, int *fds, size_t n) {

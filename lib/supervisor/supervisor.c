@@ -486,6 +486,11 @@ void tns_supervisor_set_change_callback(struct tns_supervisor *s, tns_supervisor
         s->change_userdata = userdata;
 }
 
+void supervisor_flush(struct tns_supervisor *s) {
+        if (s->flush_fn)
+                s->flush_fn(s, s->change_userdata);
+}
+
 void tns_supervisor_changed(struct tns_supervisor *s, const char *fd_name, int fd) {
         if (!s->change_fn || s->restoring)
                 return;
@@ -610,8 +615,8 @@ void supervisor_serve_received(struct listener *l) {
         result = serve(l, s->req, &c);
         s->serving = false;
         /* What the program is told is in the record first. */
-        if (s->serve_changed && s->flush_fn)
-                s->flush_fn(s, s->change_userdata);
+        if (s->serve_changed)
+                supervisor_flush(s);
         respond(l, s->req->id, result);
         supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)

@@ -72,3 +72,21 @@ wait_restarted() {
 list_state() {
         sns_ctl list | awk 'NR > 1 && NF >= 8 { print $1, $2, $3, $4, $6, $7, $8 }'
 }
+
+# kill -9 of timensd, then until its successor answers.
+kill9_timensd() {
+        local old
+        old=$(main_pid)
+        sns kill -9 "$old"
+        wait_restarted "$old"
+}
+
+# kill -9 of timensd: its successor has the same namespaces, offsets and
+# all (list_state).
+kill9_keeps_state() {
+        local before after
+        before=$(list_state)
+        kill9_timensd
+        after=$(list_state)
+        [ "$before" = "$after" ] || fail "before: $before / after: $after"
+}

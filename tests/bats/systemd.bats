@@ -50,12 +50,7 @@ teardown() {
         sns_ctl run --join keep -- "$HELPERS/clockloop" --interval-ms 50 >"$BATS_TEST_TMPDIR/loop" 2>&1 &
         BG=$!
         wait_for_file "$BATS_TEST_TMPDIR/loop"
-        before=$(list_state)
-        old=$(main_pid)
-        sns kill -9 "$old"
-        wait_restarted "$old"
-        after=$(list_state)
-        [ "$before" = "$after" ] || fail "before: $before / after: $after"
+        kill9_keeps_state
         # The lines written after the restart: realtime in 2030 by the
         # vDSO and the raw syscall, monotonic +1000 s, boottime +2000 s.
         assert_loop_live "$BATS_TEST_TMPDIR/loop" 1000 1893456000
@@ -85,12 +80,7 @@ teardown() {
         done
         ((n == 50)) || fail "$n of 50 namespaces made"
         sns_ctl set burst-7 --monotonic +777s
-        before=$(list_state)
-        old=$(main_pid)
-        sns kill -9 "$old"
-        wait_restarted "$old"
-        after=$(list_state)
-        [ "$before" = "$after" ] || fail "before: $before / after: $after"
+        kill9_keeps_state
         run -0 sns_ctl show burst-7 --json
         python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["namespace"]["clocks"]["monotonic"]["offset_ns"] != 777000000000)' <<<"$output" || fail "burst-7: $output"
         run sns journalctl -u timensd --no-pager
@@ -140,9 +130,7 @@ fd_targets() {
         fds_before=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
         fd_list_before=$(fd_targets "$pid")
         for ((i = 0; i < 20; i++)); do
-                old=$(main_pid)
-                sns kill -9 "$old"
-                wait_restarted "$old"
+                kill9_timensd
                 sleep 0.3
         done
         for ((i = 0; i < 20; i++)); do
@@ -223,9 +211,7 @@ WatchdogSec=1s"
         # TIMENS_TEST_TIMEOUT above its duration).
         rounds=${TIMENS_EXEC_LOOP_ROUNDS:-10}
         for ((i = 0; i < rounds; i++)); do
-                old=$(main_pid)
-                sns kill -9 "$old"
-                wait_restarted "$old"
+                kill9_timensd
                 sleep 0.3
                 old=$(main_pid)
                 sns systemctl restart timensd.service
