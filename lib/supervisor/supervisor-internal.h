@@ -7,6 +7,7 @@
 #include <seccomp.h>
 #include <time.h>
 
+#include "emulate.h"
 #include "filter.h"
 #include "page-store.h"
 #include "ptrace-util.h"
@@ -25,6 +26,9 @@ struct member {
         struct tns_ns *ns;
         struct member *next;
 };
+
+/* The plain reads a receive thread serves outside the lock. */
+#define TNS_PLAIN_READS 3
 
 struct listener {
         struct tns_supervisor *s;
@@ -52,7 +56,15 @@ struct listener {
         pthread_t thread;
         bool threaded;
         bool stop;
+        bool answering; /* ends a plain read without the lock */
         struct seccomp_notif *thread_req; /* the thread's receive buffer */
+        struct seccomp_notif_resp *thread_resp; /* and its answer's */
+        /* Answers its thread sent outside the lock, not yet in the
+         * stats (tns_supervisor_get_stats() adds them). */
+        uint64_t replied_unlocked;
+        uint64_t vanished_unlocked;
+        uint64_t failures_unlocked;
+        uint64_t latency_unlocked[TNS_PLAIN_READS][TNS_LATENCY_BUCKETS];
         /* The calls its thread handed to the loop, not yet served (the
          * oldest's id), and the newest id received: what the in-flight
          * page's last_id says (supervisor.c, note_last_id()). */
@@ -283,6 +295,24 @@ bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *r
 void supervisor_serve_received(struct listener *l);
 /* The in-flight page's last id of l after id was received. */
 void supervisor_note_received(struct listener *l, uint64_t id);
+/* A plain clock read (clock_gettime, gettimeofday, time), which a
+ * receive thread serves in two halves: what it needs of the engine's
+ * state read under the lock (supervisor_read_begin(), into *rd), the
+ * clock read and the write into the caller without it
+ * (supervisor_read_end(): the result to send), then the answer
+ * (supervisor_answer_read(), into resp, the thread's own).
+ * supervisor-threads.c says why. */
+struct tns_read {
+        bool split; /* false: result is the answer, served in full */
+        int64_t result;
+        enum tns_sys id;
+        struct tns_emu_state st;
+        uint64_t start;
+};
+bool supervisor_plain_read(const struct seccomp_notif *req);
+void supervisor_read_begin(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd);
+int64_t supervisor_read_end(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd);
+void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp, uint64_t id, int64_t result);
 
 /* supervisor-image-cache.c: what a process's maps say of our pages, read
  * once per process (and again after its exec or unshare). */

@@ -374,10 +374,25 @@ static int64_t serve_compat(const struct seccomp_notif *req) {
         return -TNS_COMPAT_ERRNO;
 }
 
+/* What tns_emulate() needs of the engine for a caller in ns: its
+ * offsets (with its kernel namespace's, koff), rate and time zone. */
+static void emu_state(struct listener *l, pid_t pid, struct tns_ns *ns, struct tns_emu_state *st,
+                      int64_t koff[TNS_CLASS_MAX]) {
+        *st = (struct tns_emu_state){.rated = tns_ns_rated(ns)};
+        (void) supervisor_kernel_offsets(l, pid, koff, NULL);
+        for (int k = 0; k < TNS_CLASS_MAX; k++) {
+                if (tns_ns_add(tns_ns_offset(ns, k), koff[k], &st->offset[k]) < 0)
+                        st->offset[k] = tns_ns_offset(ns, k);
+                if (st->rated)
+                        st->base[k] = tns_ns_root(ns)->rate[k];
+        }
+        st->tz_set = tns_ns_tz(ns, &st->tz);
+}
+
 static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct call *c) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
         struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz, env_read_mem, env_capabilities, c};
-        struct tns_emu_state st = {};
+        struct tns_emu_state st;
         struct tns_emu_result res;
         int64_t koff[TNS_CLASS_MAX];
         struct tns_ns *ns;
@@ -414,15 +429,7 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
                 l->s->stats.vdso_fallbacks++;
                 return TNS_REPLY_CONTINUE;
         }
-        st.rated = tns_ns_rated(ns);
-        (void) supervisor_kernel_offsets(l, req->pid, koff, NULL);
-        for (int k = 0; k < TNS_CLASS_MAX; k++) {
-                if (tns_ns_add(tns_ns_offset(ns, k), koff[k], &st.offset[k]) < 0)
-                        st.offset[k] = tns_ns_offset(ns, k);
-                if (st.rated)
-                        st.base[k] = tns_ns_root(ns)->rate[k];
-        }
-        st.tz_set = tns_ns_tz(ns, &st.tz);
+        emu_state(l, req->pid, ns, &st, koff);
         for (int k = 0; k < 6; k++)
                 args[k] = req->data.args[k];
         r = tns_emulate(d->id, args, &st, &env, &res);
@@ -453,11 +460,43 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         return r < 0 ? r : res.ret;
 }
 
+/* The index of a plain read in struct listener's latency_unlocked. */
+static int read_index(enum tns_sys id) {
+        return id == TNS_SYS_CLOCK_GETTIME ? 0 : id == TNS_SYS_GETTIMEOFDAY ? 1 : 2;
+}
+
+static const enum tns_sys read_ids[TNS_PLAIN_READS] = {TNS_SYS_CLOCK_GETTIME, TNS_SYS_GETTIMEOFDAY, TNS_SYS_TIME};
+
+static unsigned latency_bucket(uint64_t ns) {
+        uint64_t us = ns / 1000;
+        unsigned b = 0;
+
+        while (us && b < TNS_LATENCY_BUCKETS - 1)
+                us >>= 1, b++;
+        return b;
+}
+
+/* The answers sent outside the lock, into the counts. */
+static void fold_unlocked_counts(struct listener *l) {
+        struct tns_supervisor_stats *st = &l->s->stats;
+        uint64_t failed = __atomic_exchange_n(&l->failures_unlocked, 0, __ATOMIC_RELAXED);
+
+        st->replied += __atomic_exchange_n(&l->replied_unlocked, 0, __ATOMIC_RELAXED);
+        st->vanished += __atomic_exchange_n(&l->vanished_unlocked, 0, __ATOMIC_RELAXED);
+        st->failures += failed;
+        l->ns->n_failures += failed;
+        for (int i = 0; i < TNS_PLAIN_READS; i++)
+                for (int b = 0; b < TNS_LATENCY_BUCKETS; b++)
+                        st->latency[read_ids[i]][b] +=
+                                __atomic_exchange_n(&l->latency_unlocked[i][b], 0, __ATOMIC_RELAXED);
+}
+
 static void listener_free(struct listener *l) {
         struct tns_supervisor *s = l->s;
         char name[32];
 
         supervisor_thread_stop(l); /* first: it serves l's calls */
+        fold_unlocked_counts(l);
         snprintf(name, sizeof(name), "l.%" PRIu64, l->serial);
         tns_supervisor_changed(s, name, -EBADF);
         id_slot_release(l);
@@ -554,14 +593,9 @@ static void maybe_idle(struct tns_supervisor *s) {
 
 static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(nr);
-        uint64_t us = ns / 1000;
-        unsigned b = 0;
 
-        if (!d)
-                return;
-        while (us && b < TNS_LATENCY_BUCKETS - 1)
-                us >>= 1, b++;
-        s->stats.latency[d->id][b]++;
+        if (d)
+                s->stats.latency[d->id][latency_bucket(ns)]++;
 }
 
 /* The in-flight page's last id of l: the newest id received, or just
@@ -594,13 +628,31 @@ bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *r
         return d && (d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
 }
 
+/* serve() with the counts, under the lock. */
+static int64_t serve_counted(struct listener *l, const struct seccomp_notif *req) {
+        struct tns_supervisor *s = l->s;
+        struct call c = {.l = l, .req = req};
+        int64_t result;
+        uint64_t start;
+
+        s->stats.notifications++;
+        start = supervisor_now_ns();
+        s->serving = true;
+        s->serve_changed = false;
+        result = serve(l, req, &c);
+        s->serving = false;
+        /* What the program is told is in the record first. */
+        if (s->serve_changed)
+                supervisor_flush(s);
+        account_latency(s, req->data.nr, supervisor_now_ns() - start);
+        return result;
+}
+
 /* Serves s->req, received on l. While it is served, a copy is in the
  * in-flight slot (supervisor.h): a successor serves it if we die first. */
 void supervisor_serve_received(struct listener *l) {
         struct tns_supervisor *s = l->s;
-        struct call c = {.l = l, .req = s->req};
         int64_t result;
-        uint64_t start;
 
         supervisor_note_received(l, s->req->id);
         if (s->inflight) {
@@ -608,20 +660,98 @@ void supervisor_serve_received(struct listener *l) {
                 memcpy(&s->inflight->req, s->req, sizeof(s->inflight->req));
                 __atomic_store_n(&s->inflight->busy, 1, __ATOMIC_RELEASE);
         }
-        s->stats.notifications++;
-        start = supervisor_now_ns();
-        s->serving = true;
-        s->serve_changed = false;
-        result = serve(l, s->req, &c);
-        s->serving = false;
-        /* What the program is told is in the record first. */
-        if (s->serve_changed)
-                supervisor_flush(s);
+        result = serve_counted(l, s->req);
         respond(l, s->req->id, result);
         supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)
                 __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
-        account_latency(s, s->req->data.nr, supervisor_now_ns() - start);
+}
+
+bool supervisor_plain_read(const struct seccomp_notif *req) {
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
+
+        return req->data.arch == AUDIT_ARCH_X86_64 && d &&
+               (d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
+}
+
+/* The in-flight page's last id of l, stored as it is: the thread that
+ * calls this is the only one to write l's entry meanwhile (it has no call
+ * handed to the loop, and only it receives for l). */
+static void store_last_id(struct listener *l, uint64_t id) {
+        if (l->s->inflight && l->id_slot >= 0)
+                __atomic_store_n(&l->s->inflight->ids[l->id_slot].last_id, id, __ATOMIC_RELEASE);
+}
+
+void supervisor_read_begin(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd) {
+        struct tns_supervisor *s = l->s;
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
+        int64_t koff[TNS_CLASS_MAX];
+        uint64_t base;
+
+        if (l->newest_received == 0 || (int64_t) (req->id - l->newest_received) > 0)
+                l->newest_received = req->id;
+        /* Unanswered until the answer is sent: the in-flight slot is the
+         * next call's once the lock goes, so the last id stays below this
+         * one, and a successor finds it and sends it back through the
+         * filter (resend_lost()): a clock read runs again unchanged. */
+        store_last_id(l, req->id - 1);
+        /* A call from the kernel's vDSO (our image's fallback) reads the
+         * caller's memory and the image cache to tell: served in full
+         * here, as a member's call (its namespace is looked up). */
+        if (l->n_members > 0 || (s->vdso && tns_vdso_host_site(s->vdso, req->data.instruction_pointer, &base))) {
+                rd->split = false;
+                rd->result = serve_counted(l, req);
+                return;
+        }
+        rd->split = true;
+        rd->id = d->id;
+        s->stats.notifications++;
+        s->stats.per_syscall[d->id]++;
+        l->ns->n_calls++;
+        emu_state(l, req->pid, l->ns, &rd->st, koff);
+        rd->start = supervisor_now_ns();
+}
+
+int64_t supervisor_read_end(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd) {
+        struct call c = {.l = l, .req = req};
+        struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz,
+                                  env_read_mem,      env_capabilities,  &c};
+        struct tns_emu_result res;
+        uint64_t args[6];
+        int64_t result;
+        int r;
+
+        if (!rd->split)
+                return rd->result;
+        for (int k = 0; k < 6; k++)
+                args[k] = req->data.args[k];
+        /* A read has no effects (apply_effects() has nothing to do). */
+        r = tns_emulate(rd->id, args, &rd->st, &env, &res);
+        if (r < 0 || c.gone) {
+                if (!c.gone)
+                        __atomic_add_fetch(&l->failures_unlocked, 1, __ATOMIC_RELAXED);
+                return r < 0 ? r : -ESRCH;
+        }
+        r = write_results(&c, &res);
+        result = r < 0 ? r : res.ret;
+        __atomic_add_fetch(&l->latency_unlocked[read_index(rd->id)][latency_bucket(supervisor_now_ns() - rd->start)], 1,
+                           __ATOMIC_RELAXED);
+        return result;
+}
+
+void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp, uint64_t id, int64_t result) {
+        memset(resp, 0, sizeof(*resp));
+        resp->id = id;
+        resp->error = result < 0 ? (int32_t) result : 0;
+        resp->val = result < 0 ? 0 : result;
+        if (seccomp_notify_respond(l->fd, resp) >= 0)
+                __atomic_add_fetch(&l->replied_unlocked, 1, __ATOMIC_RELAXED);
+        else if (errno == ENOENT)
+                __atomic_add_fetch(&l->vanished_unlocked, 1, __ATOMIC_RELAXED); /* as respond() */
+        else
+                tns_log_full(&l->s->log, LOG_WARNING, negative_errno(), &(struct tns_log_ctx){},
+                             "Failed to reply to a notification, ignoring: %m");
+        store_last_id(l, id);
 }
 
 static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
@@ -1123,5 +1253,7 @@ void tns_supervisor_set_idle_callback(struct tns_supervisor *s, tns_supervisor_i
 
 const struct tns_supervisor_stats *tns_supervisor_get_stats(struct tns_supervisor *s) {
         s->stats.namespaces = tns_supervisor_count_namespaces(s);
+        for (struct listener *l = s->listeners; l; l = l->next)
+                fold_unlocked_counts(l);
         return &s->stats;
 }

@@ -13,6 +13,13 @@
  *        the ends of the first do not fall in the window of the others
  *        (the end of a namespace is work for timensd; scale.sh measures
  *        it apart, in create/destroy cycles).
+ *   bench-scale bare DIR NS PROCS HZ SECONDS
+ *        the same load with no timensd, the floor of the machine: NS
+ *        processes each install a filter that sends clock_gettime to a
+ *        listener of their own, fork PROCS workers as above, and answer
+ *        their calls as the least a supervisor can (a thread blocked in
+ *        RECV with SYNC_WAKE_UP, as timensd's receive threads; reply
+ *        CONTINUE). scale.sh prints timensd's figures against it.
  *   bench-scale report DIR
  *        adds the histograms up: `info KEY VALUE` lines with the calls,
  *        p50, p99, p99.9 and the longest, in microseconds.
@@ -24,6 +31,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "util.h"
 
 /* Log-linear buckets: 16 per power of two, from 1 ns to 2^40 ns. */
@@ -47,7 +57,7 @@ static unsigned bucket_of(uint64_t ns) {
         msb = 63U - (unsigned) __builtin_clzll(ns);
         sub = (unsigned) (ns >> (msb - SUB_BITS)) & ((1U << SUB_BITS) - 1);
         return ((msb - SUB_BITS + 1) << SUB_BITS) + sub < N_BUCKETS ? ((msb - SUB_BITS + 1) << SUB_BITS) + sub
-                                                                     : N_BUCKETS - 1;
+                                                                    : N_BUCKETS - 1;
 }
 
 /* The upper bound of a bucket, for the percentiles (an overestimate by at
@@ -160,6 +170,83 @@ static int worker(const char *dir, unsigned procs, unsigned hz, unsigned seconds
         return r < 0 ? r : failed ? -EIO : 0;
 }
 
+/* The bare supervisor's thread: RECV, reply CONTINUE, until the process
+ * ends (its main thread exits once the workers are gone). */
+static void *bare_serve(void *userdata) {
+        int fd = (int) (intptr_t) userdata;
+        struct seccomp_notif *req = NULL;
+        struct seccomp_notif_resp *resp = NULL;
+
+        if (seccomp_notify_alloc(&req, &resp) < 0)
+                return NULL;
+        for (;;) {
+                memset(req, 0, sizeof(*req));
+                if (seccomp_notify_receive(fd, req) < 0) {
+                        if (errno == EINTR || errno == ENOENT)
+                                continue;
+                        fprintf(stderr, "bench-scale bare: RECV failed: %m\n");
+                        return NULL;
+                }
+                memset(resp, 0, sizeof(*resp));
+                resp->id = req->id;
+                resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+                (void) seccomp_notify_respond(fd, resp);
+        }
+}
+
+/* One bare "namespace": this process carries the filter too (it never
+ * makes the call), its thread serves, its workers call. */
+static int bare_ns(const char *dir, unsigned procs, unsigned hz, unsigned seconds) {
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        int fd = -1, r, status, failed = 0;
+        pthread_t t;
+
+        if (!ctx)
+                return -ENOMEM;
+        /* seccomp_load() asks for a listener itself with a NOTIFY rule. */
+        r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clock_gettime), 0);
+        if (r >= 0)
+                r = seccomp_load(ctx);
+        if (r >= 0)
+                r = fd = seccomp_notify_fd(ctx);
+        seccomp_release(ctx);
+        if (r < 0)
+                return r;
+        (void) tns_listener_set_sync_wakeup(fd);
+        for (unsigned i = 0; i < procs; i++) {
+                pid_t pid = fork();
+
+                if (pid < 0)
+                        return -errno;
+                if (pid == 0) {
+                        close(fd);
+                        _exit(run_worker(dir, hz, seconds) < 0 ? 1 : 0);
+                }
+        }
+        r = -pthread_create(&t, NULL, bare_serve, (void *) (intptr_t) fd);
+        if (r < 0)
+                return r;
+        while (wait(&status) > 0)
+                failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        return failed ? -EIO : 0;
+}
+
+static int bare(const char *dir, unsigned ns, unsigned procs, unsigned hz, unsigned seconds) {
+        int status, failed = 0;
+
+        for (unsigned i = 0; i < ns; i++) {
+                pid_t pid = fork();
+
+                if (pid < 0)
+                        return -errno;
+                if (pid == 0)
+                        _exit(bare_ns(dir, procs, hz, seconds) < 0 ? 1 : 0);
+        }
+        while (wait(&status) > 0)
+                failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        return failed ? -EIO : 0;
+}
+
 static uint64_t percentile(const uint64_t *sum, uint64_t total, double p) {
         uint64_t want = (uint64_t) ((double) total * p), seen = 0;
 
@@ -223,10 +310,13 @@ int main(int argc, char **argv) {
 
         if (argc == 6 && strcmp(argv[1], "worker") == 0)
                 r = worker(argv[2], arg_uint(argv[3]), arg_uint(argv[4]), arg_uint(argv[5]));
+        else if (argc == 7 && strcmp(argv[1], "bare") == 0)
+                r = bare(argv[2], arg_uint(argv[3]), arg_uint(argv[4]), arg_uint(argv[5]), arg_uint(argv[6]));
         else if (argc == 3 && strcmp(argv[1], "report") == 0)
                 r = report(argv[2]);
         else {
-                fprintf(stderr, "usage: bench-scale worker DIR PROCS HZ SECONDS | report DIR\n");
+                fprintf(stderr,
+                        "usage: bench-scale worker DIR PROCS HZ SECONDS | bare DIR NS PROCS HZ SECONDS | report DIR\n");
                 return 2;
         }
         if (r < 0) {

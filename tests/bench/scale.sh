@@ -8,6 +8,10 @@
 #   2. one namespace with SCALE_BIG processes, the same load;
 #   3. SCALE_CYCLES cycles of create + destroy of 1000 namespaces: RSS and
 #      fds after each (growth).
+# Each load runs twice: first served by bench-scale's bare supervisor (a
+# thread per listener in RECV replying CONTINUE, no timensd), the floor of
+# this machine for that load (its idle wake-ups, its scheduler), then by
+# timensd; timensd's percentiles are printed as ratios to the floor's.
 # The issue's load (10,000 processes at 1 kHz) is 10 million trapped calls
 # a second, past what one core serves; the default offered load is printed
 # with what was served. Goal: p99 <= 50 us, RSS <= 64 KiB per namespace, no
@@ -67,23 +71,33 @@ cpu_ticks() {
         awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
 
-# load LABEL NAMESPACES PROCS: starts the workers, lets them run, prints
-# the row.
+# load LABEL NAMESPACES PROCS [bare]: starts the workers (under timensd,
+# or with "bare" under bench-scale's bare supervisor), lets them run,
+# prints the row. The floor's percentiles stay in floor[] for the row of
+# timensd that follows.
+declare -A floor=()
 load() {
-        local label=$1 n=$2 p=$3 run=$dir/$1 i t0 t1 rss0 rss fds started go
+        local label=$1 n=$2 p=$3 mode=${4:-timensd} run=$dir/$1-${4:-timensd} i t0 t1 rss0 rss fds started go
+        local want=$((n * p)) pattern="^$worker worker $run "
         mkdir -p "$run"
         # The workers wait in open() for a writer (bench-scale.c).
         mkfifo "$run/go.fifo" "$run/stop.fifo"
         rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$dpid/status")
-        for ((i = 0; i < n; i++)); do
-                "$timensctl" run --name "$label-$i" --realtime +1d -- "$worker" worker "$run" "$p" "$hz" "$seconds" \
-                        >/dev/null 2>>"$dir/workers.log" &
-        done
+        if [[ $mode == bare ]]; then
+                # The top process, a supervisor per namespace, the workers.
+                want=$((1 + n + n * p)) pattern="^$worker bare $run "
+                "$worker" bare "$run" "$n" "$p" "$hz" "$seconds" >/dev/null 2>>"$dir/workers.log" &
+        else
+                for ((i = 0; i < n; i++)); do
+                        "$timensctl" run --name "$label-$i" --realtime +1d -- "$worker" worker "$run" "$p" "$hz" "$seconds" \
+                                >/dev/null 2>>"$dir/workers.log" &
+                done
+        fi
         # Every process exists (and asked its first clock call) before the
         # load starts: the start of 1000 namespaces is not the load.
         for ((i = 0; i < 1200; i++)); do
-                started=$(pgrep -c -f "^$worker worker $run " || true)
-                ((started >= n * p)) && break
+                started=$(pgrep -c -f "$pattern" || true)
+                ((started >= want)) && break
                 sleep 0.1
         done
         rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$dpid/status")
@@ -94,17 +108,27 @@ load() {
         t0=$(cpu_ticks "$dpid")
         wait_measured "$run" $((n * p))
         t1=$(cpu_ticks "$dpid")
-        wait_gone "$run"
+        wait_gone "$run" "$pattern"
         exec {go}>&-
         declare -A r=()
         local k v
         while read -r _ k v; do r[$k]=$v; done < <("$worker" report "$run" || true)
         local offered=$((n * p * hz)) served
         served=$(awk -v c="${r[calls]:-0}" -v s="$seconds" 'BEGIN { printf "%.0f", c / s }')
-        printf '  %-34s %s processes (%s started), %s calls/s offered, %s served\n' "$label" "$((n * p))" "$started" \
-                "$offered" "$served"
+        if [[ $mode == bare ]]; then
+                floor[p50]=${r[p50_us]:-} floor[p99]=${r[p99_us]:-} floor[p999]=${r[p999_us]:-}
+                printf '  %-34s %s processes, %s calls/s offered, %s served\n' "$label, floor (no timensd)" \
+                        "$((n * p))" "$offered" "$served"
+                printf '  %-34s p50 %s us, p99 %s us, p99.9 %s us, longest %s us\n' "" "${r[p50_us]:-n/a}" \
+                        "${r[p99_us]:-n/a}" "${r[p999_us]:-n/a}" "${r[max_us]:-n/a}"
+                return
+        fi
+        printf '  %-34s %s processes (%s started), %s calls/s offered, %s served\n' "$label, timensd" "$((n * p))" \
+                "$started" "$offered" "$served"
         printf '  %-34s p50 %s us, p99 %s us, p99.9 %s us, longest %s us\n' "" "${r[p50_us]:-n/a}" \
                 "${r[p99_us]:-n/a}" "${r[p999_us]:-n/a}" "${r[max_us]:-n/a}"
+        printf '  %-34s p50 %s, p99 %s, p99.9 %s the floor\n' "" "$(ratio "${r[p50_us]:-}" "${floor[p50]:-}")" \
+                "$(ratio "${r[p99_us]:-}" "${floor[p99]:-}")" "$(ratio "${r[p999_us]:-}" "${floor[p999]:-}")"
         printf '  %-34s timensd: %s%% of one CPU, RSS %s KiB (%s KiB per namespace), %s fds\n' "" \
                 "$(awk -v a="$t0" -v b="$t1" -v s="$seconds" -v hz="$(getconf CLK_TCK)" \
                         'BEGIN { printf "%.0f", (b - a) * 100 / hz / s }')" "$rss" \
@@ -115,6 +139,15 @@ load() {
                 else
                         echo "  => p99 MISSES the goal (<= $GOAL_P99_US us) at the offered load"
                 fi
+        fi
+}
+
+# ratio A B: A / B as "N.NNx", or n/a.
+ratio() {
+        if [[ -n $1 && -n $2 ]] && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
+                awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'
+        else
+                echo n/a
         fi
 }
 
@@ -129,20 +162,23 @@ wait_measured() {
         echo "  (workers still measuring after $((seconds + 60)) s: the row counts what finished)"
 }
 
-# wait_gone RUN: lets the workers of RUN end together (RUN/stop), and
-# waits until they are gone (their timensctl parents exit with them).
+# wait_gone RUN PATTERN: lets the workers of RUN end together (RUN/stop),
+# and waits until the processes PATTERN finds are gone (their timensctl
+# parents exit with them).
 wait_gone() {
         local i stop
         exec {stop}<>"$1/stop.fifo"
         for ((i = 0; i < 600; i++)); do
-                pgrep -f "^$worker worker $1 " >/dev/null || break
+                pgrep -f "$2" >/dev/null || break
                 sleep 0.1
         done
         exec {stop}>&-
 }
 
 echo "  load: $hz trapped calls/s per process for $seconds s (SCALE_HZ, SCALE_SECONDS)"
+load "ns$ns_count" "$ns_count" "$procs" bare
 load "ns$ns_count" "$ns_count" "$procs"
+load "big$big" 1 "$big" bare
 load "big$big" 1 "$big"
 
 echo "  create + destroy 1000 namespaces, $cycles times (timensd's RSS and fds after each cycle)"
