@@ -139,6 +139,9 @@ load() {
                 else
                         echo "  => p99 MISSES the goal (<= $GOAL_P99_US us) at the offered load"
                 fi
+                if [[ -n ${floor[p99]:-} ]] && awk -v v="${floor[p99]}" -v g=$GOAL_P99_US 'BEGIN { exit !(v > g) }'; then
+                        echo "     (so does the floor, ${floor[p99]} us: this machine's scheduling under the load, not timensd)"
+                fi
         fi
 }
 
