@@ -19,8 +19,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,6 +68,12 @@ struct entrants {
         struct watched watched[MAX_WATCHED];
         unsigned n_watched;
         /* BPF */
+        pthread_t loader; /* loads it, while the loop serves (on_start()) */
+        bool loading;
+        int loaded_fd; /* an eventfd the loader writes once done */
+        sd_event_source *loaded_src;
+        int load_result;
+        struct exec_watch_bpf *loaded; /* the loader's, until it is joined */
         struct exec_watch_bpf *skel;
         struct ring_buffer *rb;
         sd_event_source *src;
@@ -200,8 +208,9 @@ static void continue_parent(struct entrants *e, pid_t pid) {
                 if (c->pid)
                         continue;
                 *c = (struct parent_check){.e = e, .pid = st.ppid};
-                if (sd_event_add_time_relative(e->m->event, &c->timer, CLOCK_MONOTONIC, 2000, 0, on_parent_check, c) <
-                    0)
+                /* Accuracy 0 would be sd-event's default, 250 ms. */
+                if (sd_event_add_time_relative(e->m->event, &c->timer, CLOCK_MONOTONIC, 2000, 1000, on_parent_check,
+                                               c) < 0)
                         c->pid = 0;
                 return;
         }
@@ -260,17 +269,30 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
         return 0;
 }
 
-static int start_bpf(struct entrants *e) {
+/* The open and load of the program (BTF relocations, the verifier): the
+ * part that takes time, and needs neither the event loop nor the engine,
+ * so that a thread may run it. */
+static int load_bpf(struct exec_watch_bpf **ret) {
+        struct exec_watch_bpf *skel = exec_watch_bpf__open();
         int r;
 
-        (void) libbpf_set_print(libbpf_quiet);
-        e->skel = exec_watch_bpf__open();
-        if (!e->skel)
+        if (!skel)
                 return negative_errno();
-        e->skel->rodata->tracer_tgid = (uint32_t) getpid();
-        r = exec_watch_bpf__load(e->skel);
-        if (r >= 0)
-                r = exec_watch_bpf__attach(e->skel);
+        skel->rodata->tracer_tgid = (uint32_t) getpid();
+        r = exec_watch_bpf__load(skel);
+        if (r < 0) {
+                exec_watch_bpf__destroy(skel);
+                return r;
+        }
+        *ret = skel;
+        return 0;
+}
+
+/* Then, on the loop: the attach and the ring buffer's source. */
+static int attach_bpf(struct entrants *e) {
+        int r;
+
+        r = exec_watch_bpf__attach(e->skel);
         if (r < 0)
                 return r;
         e->rb = ring_buffer__new(bpf_map__fd(e->skel->maps.entrants), on_ring_event, e, NULL);
@@ -284,6 +306,13 @@ static int start_bpf(struct entrants *e) {
 }
 
 static void stop_bpf(struct entrants *e) {
+        if (e->loading) {
+                (void) pthread_join(e->loader, NULL);
+                e->loading = false;
+                exec_watch_bpf__destroy(TAKE_PTR(e->loaded));
+        }
+        e->loaded_src = sd_event_source_disable_unref(e->loaded_src);
+        e->loaded_fd = safe_close(e->loaded_fd);
         e->src = sd_event_source_disable_unref(e->src);
         ring_buffer__free(e->rb);
         e->rb = NULL;
@@ -386,12 +415,12 @@ static void watch_all(struct entrants *e) {
                                       "Failed to watch pid namespace %u for entrants: %m", e->watched[i].pidns);
 }
 
-static int start_watch(struct entrants *e) {
+/* The watch, once the BPF program is loaded and attached (r >= 0) or not:
+ * the proc connector is the fallback. */
+static int start_watch(struct entrants *e, int r) {
         struct manager *m = e->m;
-        int r = -EOPNOTSUPP;
 
         if (e->mode != ENTRANTS_PROC) {
-                r = start_bpf(e);
                 if (r >= 0) {
                         watch_all(e);
                         tns_log(&m->log, LOG_INFO, "Watching execs for entrants with BPF (sched_process_exec)");
@@ -416,11 +445,72 @@ static int start_watch(struct entrants *e) {
         return r;
 }
 
+static int start_bpf(struct entrants *e) {
+        int r = load_bpf(&e->skel);
+
+        return r < 0 ? r : attach_bpf(e);
+}
+
+/* Touches e->loaded and e->load_result alone: the loop reads e->skel
+ * meanwhile (watch(), unwatch()). */
+static void *loader(void *userdata) {
+        struct entrants *e = userdata;
+
+        e->load_result = load_bpf(&e->loaded);
+        (void) eventfd_write(e->loaded_fd, 1);
+        return NULL;
+}
+
+static int on_loaded(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        struct entrants *e = userdata;
+        int r;
+
+        /* Done: its last act was the write. The join orders its writes
+         * to e before our reads. */
+        (void) pthread_join(e->loader, NULL);
+        e->loading = false;
+        e->loaded_src = sd_event_source_disable_unref(e->loaded_src);
+        e->loaded_fd = safe_close(e->loaded_fd);
+        e->skel = TAKE_PTR(e->loaded);
+        r = e->load_result;
+        if (r >= 0)
+                r = attach_bpf(e);
+        (void) start_watch(e, r);
+        return 0;
+}
+
+/* The load in a thread of its own: on the loop, the engine's lock held,
+ * it kept every call of every namespace waiting 25-30 ms (117 ms under
+ * strace) after each restart. Blocked signals: ours (the creator's mask),
+ * the loop's signalfd keeps them. */
+static int start_loader(struct entrants *e) {
+        int r;
+
+        e->loaded_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (e->loaded_fd < 0)
+                return negative_errno();
+        r = sd_event_add_io(e->m->event, &e->loaded_src, e->loaded_fd, EPOLLIN, on_loaded, e);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(e->loaded_src, "timensd-entrants-bpf-load");
+        r = -pthread_create(&e->loader, NULL, loader, e);
+        if (r < 0)
+                return r;
+        e->loading = true;
+        return 0;
+}
+
 static int on_start(sd_event_source *src, void *userdata) {
         struct entrants *e = userdata;
 
         e->start = sd_event_source_disable_unref(e->start);
-        (void) start_watch(e);
+        if (e->mode == ENTRANTS_PROC)
+                (void) start_watch(e, -EOPNOTSUPP);
+        else if (start_loader(e) < 0) {
+                e->loaded_src = sd_event_source_disable_unref(e->loaded_src);
+                e->loaded_fd = safe_close(e->loaded_fd);
+                (void) start_watch(e, start_bpf(e));
+        }
         return 0;
 }
 
@@ -439,6 +529,8 @@ int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants *
                 return -ENOMEM;
         e->m = m;
         e->mode = mode;
+        e->loaded_fd = -EBADF;
+        (void) libbpf_set_print(libbpf_quiet);
         r = pidns_of(getpid(), &e->own_pidns);
         if (r < 0)
                 return r;
@@ -447,7 +539,7 @@ int entrants_start(struct manager *m, enum entrants_mode mode, struct entrants *
                 r = sd_event_source_set_priority(e->start, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
                 e->start = sd_event_source_disable_unref(e->start);
-                r = start_watch(e);
+                r = start_watch(e, e->mode == ENTRANTS_PROC ? -EOPNOTSUPP : start_bpf(e));
                 if (r < 0)
                         return r;
         }

@@ -659,7 +659,8 @@ void supervisor_exec_on_sigchld(struct tns_supervisor *s) {
                         on_stop(t, status);
         }
         if (unsure && !s->exec_rescan)
-                (void) sd_event_add_time_relative(s->event, &s->exec_rescan, CLOCK_MONOTONIC, 2000, 0, on_rescan, s);
+                /* Accuracy 0 would be sd-event's default, 250 ms. */
+                (void) sd_event_add_time_relative(s->event, &s->exec_rescan, CLOCK_MONOTONIC, 2000, 200, on_rescan, s);
 }
 
 static int add_memfd(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
@@ -1171,7 +1172,7 @@ void supervisor_exec_adopt(struct tns_supervisor *s) {
         if (!adopt_scan(s, s->exec_adopt_round >= ELEMENTSOF(after_usec)))
                 return;
         if (s->exec_adopt_round < ELEMENTSOF(after_usec) && !s->exec_adopt &&
-            sd_event_add_time_relative(s->event, &s->exec_adopt, CLOCK_MONOTONIC, after_usec[s->exec_adopt_round], 0,
-                                       on_adopt, s) >= 0)
+            sd_event_add_time_relative(s->event, &s->exec_adopt, CLOCK_MONOTONIC, after_usec[s->exec_adopt_round],
+                                       after_usec[s->exec_adopt_round] / 10, on_adopt, s) >= 0)
                 s->exec_adopt_round++;
 }

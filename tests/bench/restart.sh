@@ -8,7 +8,9 @@
 # each; for each, the time from the kill (or the restart command) to the
 # first call answered after it, p50 and max, in ms. The baseline is one
 # trapped call with no restart (the loop's own median). Environment:
-# BENCH_RESTARTS (default 10 of each).
+# BENCH_RESTARTS (default 10 of each). Then the same kill -9 loop
+# without systemd: timensd's keeper (timensd(8), RESTARTS) starts the
+# worker again.
 set -uo pipefail
 
 builddir=$(realpath "$1")
@@ -73,6 +75,7 @@ fi
 # after it: the kill itself takes a few ms through nsenter, counted in),
 # in ms.
 latencies() {
+        local kills=${2:-$dir/kills} gaps=${3:-$dir/gaps}
         awk -v kind="$1" '
                 FNR == NR { if ($1 == kind) ev[++n] = $2; next }
                 $1 == "gap" { s[++g] = $2; e[g] = $3 }
@@ -80,7 +83,7 @@ latencies() {
                         for (i = 1; i <= n; i++)
                                 for (j = 1; j <= g; j++)
                                         if (e[j] >= ev[i] && s[j] <= ev[i] + 200e6) { printf "%.1f\n", (e[j] - ev[i]) / 1e6; break }
-                }' "$dir/kills" "$dir/gaps"
+                }' "$kills" "$gaps"
 }
 latencies kill >"$dir/kill.ms"
 latencies restart >"$dir/restart.ms"
@@ -95,3 +98,36 @@ printf '  %-44s %10s %10s %8s\n' "kill -9 -> first answered call" "$kp50" "$kmax
 printf '  %-44s %10s %10s %8s\n' "systemctl restart -> first answered call" "$rp50" "$rmax" "$rn/$n"
 printf '  %-44s %10s\n' "mean per call over the whole run (us)" "$per_call"
 echo "  goal: kill -9 -> first answer <= 100 ms. Calls made meanwhile all succeeded (bench-restart stops at the first failure)."
+
+# Without systemd: the keeper and its worker on a socket of their own.
+keeper_dir=$dir/keeper
+mkdir -p "$keeper_dir"
+export TIMENS_SOCKET=$keeper_dir/sock
+"$builddir/timensd" --socket "$TIMENS_SOCKET" --log-target stderr 2>"$keeper_dir/log"
+keeper=$(pgrep -f -x "$builddir/timensd --socket $TIMENS_SOCKET --log-target stderr")
+worker() { pgrep -P "$keeper" -f -- "--foreground"; }
+if [[ -z $keeper ]] || ! "$timensctl" create bench --realtime +1d >/dev/null; then
+        echo "  keeper: not measured: $(tail -3 "$keeper_dir/log")"
+        exit 0
+fi
+seconds=$((n + 4))
+"$timensctl" run --join bench -- "$bench" "$seconds" >"$keeper_dir/gaps" 2>&1 &
+bg=$!
+sleep 1
+: >"$keeper_dir/kills"
+for ((i = 0; i < n; i++)); do
+        old=$(worker)
+        echo "kill $(now_ns)" >>"$keeper_dir/kills"
+        kill -9 "$old"
+        for ((j = 0; j < 500; j++)); do
+                w=$(worker)
+                [[ -n $w && $w != "$old" ]] && "$timensctl" list >/dev/null 2>&1 && break
+                sleep 0.01
+        done
+        sleep 0.3
+done
+wait "$bg"
+kill -TERM "$keeper" 2>/dev/null
+latencies kill "$keeper_dir/kills" "$keeper_dir/gaps" >"$keeper_dir/kill.ms"
+read -r kp50 kmax kn < <(stats "$keeper_dir/kill.ms")
+printf '  %-44s %10s %10s %8s\n' "keeper (no systemd): kill -9 -> first answer" "$kp50" "$kmax" "$kn/$n"
