@@ -177,6 +177,16 @@ struct tns_kns_cache {
 
 #define TNS_RECENT_INJECTED 64
 
+/* supervisor-proof-cache.c: the proof's answer kept in the in-flight
+ * page for a successor. _key computes s->proof_key (at setup, from the
+ * image as prepared, before any proof); _save writes s->vdso's proven
+ * answer into the page; _reuse, with a probe running, takes the page's
+ * answer if its key is ours (true: s->vdso->direct is it, the probe's
+ * children are gone). */
+void supervisor_proof_key(struct tns_supervisor *s);
+void supervisor_proof_save(struct tns_supervisor *s);
+bool supervisor_proof_reuse(struct tns_supervisor *s);
+
 /* supervisor-image-cache.c: processes whose maps were read lately. */
 #define TNS_IMAGE_CACHE 256
 struct tns_image_entry {
@@ -213,6 +223,7 @@ struct tns_supervisor {
         struct tns_vdso_probe *vdso_probe;
         sd_event_source *vdso_probe_src[2];
         sd_event_source *vdso_probe_timer;
+        uint64_t proof_key[4]; /* supervisor-proof-cache.c; all 0: none */
         struct exec_trace *execs;
         unsigned n_execs;
         struct exec_trace *exec_to_hold; /* begun by the call being served: held after its reply */

@@ -90,6 +90,8 @@ static int env_capabilities(void *userdata, uint64_t *ret) {
 }
 
 static void id_slot_release(struct listener *l);
+static void vdso_proven(struct tns_supervisor *s);
+static void vdso_probe_sources_free(struct tns_supervisor *s);
 
 static struct member *member_find(struct listener *l, pid_t tgid) {
         for (struct member *m = l->members; m; m = m->next)
@@ -777,6 +779,14 @@ static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *use
 
 void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot) {
         s->inflight = slot;
+        /* A predecessor's answer to the proof we are running; or ours,
+         * proven already, for a successor. */
+        if (supervisor_proof_reuse(s)) {
+                vdso_probe_sources_free(s);
+                tns_log(&s->log, LOG_DEBUG, "vDSO proof: the previous instance's answer, same kernel and image");
+                vdso_proven(s);
+        } else
+                supervisor_proof_save(s);
 }
 
 /* The listener's entry in the in-flight page: its own from before a
@@ -968,6 +978,8 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
 static void vdso_proven(struct tns_supervisor *s) {
         const struct tns_vdso_host *h = s->vdso;
 
+        supervisor_proof_save(s); /* supervisor-proof-cache.c */
+
         /* Which path every image reads its clocks through (issue 19);
          * `timensctl stats` shows it too. */
         tns_log(&s->log, LOG_DEBUG, "vDSO reads: %s%s%s", tns_vdso_direct_path(&h->direct),
@@ -1039,6 +1051,7 @@ static void setup_vdso(struct tns_supervisor *s) {
         }
         s->vdso = TAKE_PTR(h);
         s->image = &s->vdso->image;
+        supervisor_proof_key(s); /* before the proof: the image as prepared */
         (void) tns_vdso_direct_probe_start(s->vdso, &s->vdso->direct, &s->vdso_probe);
         if (!s->vdso_probe) {
                 vdso_proven(s);

@@ -14,6 +14,7 @@
 #include "ns-model.h"
 #include "ns.h"
 #include "syscall-table.h"
+#include "vdso-direct.h"
 
 struct tns_supervisor;
 
@@ -175,6 +176,14 @@ struct tns_inflight_ids {
 struct tns_inflight_exec {
         int32_t tid, tgid; /* 0: a free entry */
 };
+/* The answer of the vDSO direct path's proof (lib/kernel/vdso-direct.h)
+ * and what it depends on (supervisor-proof-cache.c): a successor with the
+ * same key takes it instead of proving again. All zero: none (a page of
+ * a timensd before it, whose layout ended before it). */
+struct tns_inflight_proof {
+        uint64_t key[4];
+        struct tns_vdso_direct direct;
+};
 struct tns_inflight {
         uint64_t magic;
         uint64_t listener; /* its serial */
@@ -183,6 +192,7 @@ struct tns_inflight {
         struct seccomp_notif req;
         struct tns_inflight_ids ids[TNS_INFLIGHT_LISTENERS];
         struct tns_inflight_exec execs[TNS_INFLIGHT_EXECS];
+        struct tns_inflight_proof proof;
 };
 /* The size of the memory to give (whole pages). */
 #define TNS_INFLIGHT_SIZE ((sizeof(struct tns_inflight) + 4095) & ~(size_t) 4095)

@@ -378,3 +378,50 @@ TEST(target_killed_while_waiting) {
         EXPECT_EQ(st->notifications, st->replied + st->vanished);
         harness_done(&h);
 }
+
+/* The vDSO proof's answer, carried by the in-flight page
+ * (supervisor-proof-cache.c): a second engine with the first's page takes
+ * it at once, as the first proved it; with the key changed in the page
+ * (another image, kernel or clocksource) it proves on its own. */
+TEST(proof_carried_by_inflight_page) {
+        _cleanup_free_ struct tns_inflight *page = calloc(1, sizeof(*page)), *bad = calloc(1, sizeof(*bad));
+        struct tns_supervisor *s1 = NULL, *s2 = NULL, *s3 = NULL;
+        sd_event *e = NULL;
+        char path[sizeof(tns_supervisor_get_stats(s1)->vdso_reads)];
+
+        ASSERT_TRUE(page && bad);
+        ASSERT_EQ(sd_event_new(&e), 0);
+        ASSERT_EQ(tns_supervisor_new(e, &quiet, &s1), 0);
+        tns_supervisor_settle_vdso(s1);
+        snprintf(path, sizeof(path), "%s", tns_supervisor_get_stats(s1)->vdso_reads);
+        if (!path[0]) {
+                tns_supervisor_free(s1);
+                sd_event_unref(e);
+                SKIP("no vDSO injection on this host");
+        }
+        tns_supervisor_set_inflight(s1, page);
+        EXPECT_TRUE(page->proof.key[0] || page->proof.key[1]);
+        memcpy(bad, page, sizeof(*bad));
+        bad->proof.key[2] ^= 1;
+
+        /* Its own proof runs for 30 ms: right after the start, no answer. */
+        ASSERT_EQ(tns_supervisor_new(e, &quiet, &s2), 0);
+        EXPECT_STREQ(tns_supervisor_get_stats(s2)->vdso_reads, "");
+        tns_supervisor_set_inflight(s2, page);
+        EXPECT_STREQ(tns_supervisor_get_stats(s2)->vdso_reads, path);
+
+        ASSERT_EQ(tns_supervisor_new(e, &quiet, &s3), 0);
+        tns_supervisor_set_inflight(s3, bad);
+        EXPECT_STREQ(tns_supervisor_get_stats(s3)->vdso_reads, "");
+        tns_supervisor_settle_vdso(s3); /* proven here, and saved */
+        EXPECT_STREQ(tns_supervisor_get_stats(s3)->vdso_reads, path);
+        EXPECT_EQ(memcmp(bad->proof.key, page->proof.key, sizeof(page->proof.key)), 0);
+
+        tns_supervisor_set_inflight(s1, NULL);
+        tns_supervisor_set_inflight(s2, NULL);
+        tns_supervisor_set_inflight(s3, NULL);
+        tns_supervisor_free(s3);
+        tns_supervisor_free(s2);
+        tns_supervisor_free(s1);
+        sd_event_unref(e);
+}
