@@ -614,11 +614,15 @@ void supervisor_note_received(struct listener *l, uint64_t id) {
                                  l->n_deferred ? l->oldest_deferred - 1 : l->newest_received, __ATOMIC_RELEASE);
 }
 
-/* Plain clock reads, and the marker call that ends an exec's injection
+/* Plain clock reads, the marker call that ends an exec's injection
  * (memory only: /proc/PID/mem, once the vDSO proof has answered, whose
- * end frees event sources): no ptrace (a tracee is one thread's), no
+ * end frees event sources) and a program's first arch_prctl (a lookup in
+ * the ring of programs injected; else /proc files and /proc/PID/mem,
+ * supervisor-first-call.c): no ptrace (a tracee is one thread's), no
  * event source, no change to the member list (resolve_ns() may add an
- * entry: a listener with members sends them all to the loop). */
+ * entry: a listener with members sends them all to the loop). The two
+ * that every exec makes, served where they are received, cost it no
+ * hand-over to the loop's thread and back. */
 bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *req) {
         const struct tns_syscall_desc *d;
 
@@ -627,7 +631,7 @@ bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *r
         d = tns_syscall_by_nr(req->data.nr);
         if (d && d->id == TNS_SYS_SYSINFO)
                 return req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER && !l->s->vdso_probe;
-        return d && (d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
+        return d && (d->id == TNS_SYS_ARCH_PRCTL || d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
 }
 
 /* serve() with the counts, under the lock. */
