@@ -631,7 +631,8 @@ bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *r
         d = tns_syscall_by_nr(req->data.nr);
         if (d && d->id == TNS_SYS_SYSINFO)
                 return req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER && !l->s->vdso_probe;
-        return d && (d->id == TNS_SYS_ARCH_PRCTL || d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
+        return d && (d->id == TNS_SYS_ARCH_PRCTL || d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY ||
+                     d->id == TNS_SYS_TIME);
 }
 
 /* serve() with the counts, under the lock. */
