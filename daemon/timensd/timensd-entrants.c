@@ -451,8 +451,8 @@ static int start_bpf(struct entrants *e) {
         return r < 0 ? r : attach_bpf(e);
 }
 
-/* Touches e->loaded and e->load_result alone: the loop reads e->skel
- * meanwhile (watch(), unwatch()). */
+/* Writes e->loaded and e->load_result alone (and the eventfd): the loop
+ * reads e->skel meanwhile (watch(), unwatch()). */
 static void *loader(void *userdata) {
         struct entrants *e = userdata;
 
@@ -481,21 +481,35 @@ static int on_loaded(sd_event_source *src, int fd, uint32_t revents, void *userd
 
 /* The load in a thread of its own: on the loop, the engine's lock held,
  * it kept every call of every namespace waiting 25-30 ms (117 ms under
- * strace) after each restart. Blocked signals: ours (the creator's mask),
- * the loop's signalfd keeps them. */
+ * strace) after each restart. Every signal blocked in it: the loop's
+ * signalfd and the receive threads' wake signal are not its business.
+ * Undoes what it set up if it fails. */
 static int start_loader(struct entrants *e) {
+        pthread_attr_t attr;
+        sigset_t all;
         int r;
 
         e->loaded_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (e->loaded_fd < 0)
                 return negative_errno();
         r = sd_event_add_io(e->m->event, &e->loaded_src, e->loaded_fd, EPOLLIN, on_loaded, e);
-        if (r < 0)
+        if (r >= 0) {
+                (void) sd_event_source_set_description(e->loaded_src, "timensd-entrants-bpf-load");
+                sigfillset(&all);
+                r = -pthread_attr_init(&attr);
+                if (r == 0) {
+                        r = -pthread_attr_setsigmask_np(&attr, &all);
+                        if (r == 0)
+                                r = -pthread_create(&e->loader, &attr, loader, e);
+                        (void) pthread_attr_destroy(&attr);
+                }
+        }
+        if (r < 0) {
+                e->loaded_src = sd_event_source_disable_unref(e->loaded_src);
+                e->loaded_fd = safe_close(e->loaded_fd);
                 return r;
-        (void) sd_event_source_set_description(e->loaded_src, "timensd-entrants-bpf-load");
-        r = -pthread_create(&e->loader, NULL, loader, e);
-        if (r < 0)
-                return r;
+        }
+        (void) pthread_setname_np(e->loader, "timensd-bpf-load");
         e->loading = true;
         return 0;
 }
@@ -506,11 +520,8 @@ static int on_start(sd_event_source *src, void *userdata) {
         e->start = sd_event_source_disable_unref(e->start);
         if (e->mode == ENTRANTS_PROC)
                 (void) start_watch(e, -EOPNOTSUPP);
-        else if (start_loader(e) < 0) {
-                e->loaded_src = sd_event_source_disable_unref(e->loaded_src);
-                e->loaded_fd = safe_close(e->loaded_fd);
+        else if (start_loader(e) < 0)
                 (void) start_watch(e, start_bpf(e));
-        }
         return 0;
 }
 

@@ -423,6 +423,11 @@ void tns_vdso_direct_probe(const struct tns_vdso_host *h, struct tns_vdso_direct
                 tns_vdso_direct_probe_finish(p, ret);
 }
 
+bool tns_vdso_direct_valid(const struct tns_vdso_direct *d) {
+        return (d->mode == TNS_VCLOCK_MODE_TSC || d->mode == TNS_VCLOCK_MODE_PVCLOCK) && d->clocks &&
+               !(d->clocks & ~(uint32_t) (DIRECT_CANDIDATES)) && memchr(d->why, '\0', sizeof(d->why));
+}
+
 const char *tns_vdso_direct_path(const struct tns_vdso_direct *d) {
         switch (d->mode) {
         case TNS_VCLOCK_MODE_TSC:

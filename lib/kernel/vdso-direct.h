@@ -51,5 +51,10 @@ unsigned tns_vdso_direct_probe_fds(const struct tns_vdso_probe *p, int ret[2]);
 void tns_vdso_direct_probe_finish(struct tns_vdso_probe *p, struct tns_vdso_direct *ret);
 void tns_vdso_direct_probe_abort(struct tns_vdso_probe *p);
 
+/* Whether d is a proven direct path as a proof leaves one (a mode, clocks
+ * among the candidates, a reason that ends): for an answer read back from
+ * memory (lib/supervisor/supervisor-proof-cache.c). */
+bool tns_vdso_direct_valid(const struct tns_vdso_direct *d);
+
 /* "tsc", "pvclock" or "call-through". */
 const char *tns_vdso_direct_path(const struct tns_vdso_direct *d);

@@ -61,9 +61,9 @@ struct listener {
         struct seccomp_notif_resp *thread_resp; /* and its answer's */
         /* Answers its thread sent outside the lock, not yet in the
          * stats (tns_supervisor_get_stats() adds them). */
+        bool counts_dirty;
         uint64_t replied_unlocked;
         uint64_t vanished_unlocked;
-        uint64_t failures_unlocked;
         uint64_t latency_unlocked[TNS_PLAIN_READS][TNS_LATENCY_BUCKETS];
         /* The calls its thread handed to the loop, not yet served (the
          * oldest's id), and the newest id received: what the in-flight
@@ -180,12 +180,12 @@ struct tns_kns_cache {
 /* supervisor-proof-cache.c: the proof's answer kept in the in-flight
  * page for a successor. _key computes s->proof_key (at setup, from the
  * image as prepared, before any proof); _save writes s->vdso's proven
- * answer into the page; _reuse, with a probe running, takes the page's
- * answer if its key is ours (true: s->vdso->direct is it, the probe's
- * children are gone). */
+ * direct path into the page; _cached, with a probe running, gives the
+ * page's answer if its key is ours and it is a valid direct path (the
+ * caller then ends its probe). */
 void supervisor_proof_key(struct tns_supervisor *s);
 void supervisor_proof_save(struct tns_supervisor *s);
-bool supervisor_proof_reuse(struct tns_supervisor *s);
+bool supervisor_proof_cached(struct tns_supervisor *s, struct tns_vdso_direct *ret);
 
 /* supervisor-image-cache.c: processes whose maps were read lately. */
 #define TNS_IMAGE_CACHE 256
@@ -307,23 +307,23 @@ void supervisor_serve_received(struct listener *l);
 /* The in-flight page's last id of l after id was received. */
 void supervisor_note_received(struct listener *l, uint64_t id);
 /* A plain clock read (clock_gettime, gettimeofday, time), which a
- * receive thread serves in two halves: what it needs of the engine's
- * state read under the lock (supervisor_read_begin(), into *rd), the
- * clock read and the write into the caller without it
- * (supervisor_read_end(): the result to send), then the answer
- * (supervisor_answer_read(), into resp, the thread's own).
- * supervisor-threads.c says why. */
+ * receive thread serves in two halves: the namespace's state and the
+ * clock read under the lock (supervisor_read_begin(), into *rd), the
+ * write into the caller without it (supervisor_read_end(): the result to
+ * send), then the answer (supervisor_answer_read(), into resp, the
+ * thread's own). supervisor-threads.c says why. */
 struct tns_read {
         bool split; /* false: result is the answer, served in full */
         int64_t result;
         enum tns_sys id;
-        struct tns_emu_state st;
+        struct tns_emu_result res; /* the writes into the caller, and its value */
         uint64_t start;
 };
 bool supervisor_plain_read(const struct seccomp_notif *req);
 void supervisor_read_begin(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd);
 int64_t supervisor_read_end(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd);
-void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp, uint64_t id, int64_t result);
+void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp, const struct seccomp_notif *req,
+                            int64_t result);
 
 /* supervisor-image-cache.c: what a process's maps say of our pages, read
  * once per process (and again after its exec or unshare). */

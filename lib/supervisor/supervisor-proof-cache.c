@@ -6,19 +6,23 @@
  * page waits for its answer. After a restart that was the first injection
  * of the new instance, an exec held at the death among them: 25-30 ms
  * more for every such exec, and two CPUs busy meanwhile. What the proof
- * proves holds for one kernel and one image: the key is the boot (one
- * kernel), a hash of our image as prepared for it, the clocksource and
- * our kernel time namespace. A successor with the same key takes the
- * answer from the in-flight page (memory only timensd maps) and ends its
- * own proof; any other key (an upgrade, another clocksource) proves
- * again. */
-#include <errno.h>
-#include <fcntl.h>
+ * proves holds for one kernel, one image and one build of the code that
+ * reads the kernel's layout: the key is the boot (one kernel), our build
+ * id (the proof's code and the answer's layout), a hash of our image as
+ * prepared for this kernel, the clocksource and our kernel time
+ * namespace. A successor with the same key takes the answer from the
+ * in-flight page (memory only timensd maps) and ends its own proof; any
+ * other key (an upgrade, another clocksource) proves again. Only a
+ * direct path is kept: a call-through may come of a proof that could not
+ * run (no fork under a pids limit, a loaded machine past the deadline),
+ * which the next instance tries again. */
+#include <elf.h>
+#include <link.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <systemd/sd-id128.h>
-#include <unistd.h>
 
+#include "proc-util.h"
 #include "supervisor-internal.h"
 #include "util.h"
 
@@ -33,22 +37,45 @@ static uint64_t fnv(uint64_t h, const void *data, size_t len) {
 
 #define FNV_START UINT64_C(0xcbf29ce484222325)
 
+/* The GNU build id of our program (the first object dl_iterate_phdr()
+ * gives), hashed into *h; 0 if it has none. */
+static int build_id(struct dl_phdr_info *info, size_t size, void *userdata) {
+        uint64_t *h = userdata;
+
+        for (int i = 0; i < info->dlpi_phnum; i++) {
+                const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+                const char *p = (const char *) (info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+
+                if (ph->p_type != PT_NOTE)
+                        continue;
+                while (p + sizeof(ElfW(Nhdr)) <= end) {
+                        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *) p;
+                        const char *name = p + sizeof(*n), *desc = name + ((n->n_namesz + 3) & ~3u);
+
+                        if (desc + n->n_descsz > end)
+                                break;
+                        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                                *h = fnv(FNV_START, desc, n->n_descsz);
+                                return 1;
+                        }
+                        p = desc + ((n->n_descsz + 3) & ~3u);
+                }
+        }
+        return 1; /* the program only */
+}
+
 void supervisor_proof_key(struct tns_supervisor *s) {
         char cs[64] = "";
+        uint64_t build = 0, h;
         sd_id128_t boot;
         struct stat st;
-        uint64_t h;
-        int fd;
 
         memset(s->proof_key, 0, sizeof(s->proof_key));
-        if (!s->vdso || sd_id128_get_boot(&boot) < 0)
+        (void) dl_iterate_phdr(build_id, &build);
+        if (!s->vdso || !build || sd_id128_get_boot(&boot) < 0)
                 return; /* no key: always proven */
-        fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-                (void) !read(fd, cs, sizeof(cs) - 1);
-                close(fd);
-        }
-        h = fnv(FNV_START, cs, strlen(cs));
+        (void) tns_read_text("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
+        h = fnv(build, cs, strlen(cs));
         if (stat("/proc/self/ns/time", &st) >= 0)
                 h = fnv(h, &st.st_ino, sizeof(st.st_ino));
         memcpy(s->proof_key, boot.bytes, sizeof(boot.bytes));
@@ -61,20 +88,24 @@ static bool have_key(const struct tns_supervisor *s) {
 }
 
 void supervisor_proof_save(struct tns_supervisor *s) {
-        if (!s->inflight || !s->vdso || s->vdso_probe || !have_key(s))
+        struct tns_inflight_proof *p = s->inflight ? &s->inflight->proof : NULL;
+
+        if (!p || !s->vdso || s->vdso_probe || !have_key(s) || !s->vdso->direct.mode)
                 return;
-        s->inflight->proof.direct = s->vdso->direct;
-        memcpy(s->inflight->proof.key, s->proof_key, sizeof(s->proof_key));
+        /* The key last: a death half-way leaves no key, never another
+         * answer under ours. */
+        memset(p->key, 0, sizeof(p->key));
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        p->direct = s->vdso->direct;
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        memcpy(p->key, s->proof_key, sizeof(s->proof_key));
 }
 
-bool supervisor_proof_reuse(struct tns_supervisor *s) {
+bool supervisor_proof_cached(struct tns_supervisor *s, struct tns_vdso_direct *ret) {
         const struct tns_inflight_proof *p = s->inflight ? &s->inflight->proof : NULL;
 
         if (!p || !s->vdso_probe || !have_key(s) || memcmp(p->key, s->proof_key, sizeof(s->proof_key)) != 0)
                 return false;
-        tns_vdso_direct_probe_abort(TAKE_PTR(s->vdso_probe));
-        s->vdso->direct = p->direct;
-        /* A string from memory: ends within its array whatever it held. */
-        s->vdso->direct.why[sizeof(s->vdso->direct.why) - 1] = '\0';
-        return true;
+        *ret = p->direct;
+        return tns_vdso_direct_valid(ret);
 }

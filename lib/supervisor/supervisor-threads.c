@@ -13,8 +13,9 @@
  * thread's alone) and no event source (sd-event is not thread-safe). The
  * engine's state is read under the engine's lock, which the loop's thread
  * holds whenever it is not waiting for events, so that the state needs no
- * other lock; but only that: the clock read, the write into the caller and
- * the answer run after the lock goes (supervisor_read_begin/end()). A
+ * other lock; a plain read holds it for the state and the clock read
+ * only (no syscall): the write into the caller and the answer run after
+ * the lock goes (supervisor_read_begin/end()). A
  * thread preempted with the lock held keeps every other thread's call
  * waiting until it runs again, and the answer itself preempts it: it wakes
  * the caller on this CPU (SYNC_WAKE_UP). With the answer under the lock,
@@ -194,7 +195,7 @@ static void *receive_thread(void *userdata) {
         struct seccomp_notif *req = l->thread_req;
         bool logged = false;
 
-        while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+        while (!__atomic_load_n(&l->stop, __ATOMIC_SEQ_CST)) {
                 int r = 0;
 
                 memset(req, 0, sizeof(*req));
@@ -230,15 +231,18 @@ static void *receive_thread(void *userdata) {
                  * the calls that wait are then one run of ids from the
                  * in-flight page's last id on, which a successor finds. */
                 if (l->n_deferred == 0 && supervisor_off_loop(l, req) && supervisor_plain_read(req)) {
-                        /* The state under the lock, the rest after it. */
+                        /* The state and the clock under the lock, the syscalls after it. */
                         struct tns_read rd;
 
                         supervisor_read_begin(l, req, &rd);
                         /* No stop signal meanwhile (join()). */
-                        __atomic_store_n(&l->answering, true, __ATOMIC_RELEASE);
+                        __atomic_store_n(&l->answering, true, __ATOMIC_SEQ_CST);
                         pthread_mutex_unlock(&s->lock);
-                        supervisor_answer_read(l, l->thread_resp, req->id, supervisor_read_end(l, req, &rd));
-                        __atomic_store_n(&l->answering, false, __ATOMIC_RELEASE);
+                        supervisor_answer_read(l, l->thread_resp, req, supervisor_read_end(l, req, &rd));
+                        /* Sequentially consistent with join()'s stop and
+                         * answering: either it sends the signal, or we see
+                         * stop at the top of the loop. */
+                        __atomic_store_n(&l->answering, false, __ATOMIC_SEQ_CST);
                         continue;
                 }
                 if (l->n_deferred == 0 && supervisor_off_loop(l, req)) {
@@ -304,7 +308,7 @@ static void join(struct listener *l) {
                 struct timespec now, deadline;
 
                 lock_as_loop(s);
-                if (!__atomic_load_n(&l->answering, __ATOMIC_ACQUIRE))
+                if (!__atomic_load_n(&l->answering, __ATOMIC_SEQ_CST))
                         (void) pthread_kill(l->thread, TNS_WAKE_SIGNAL);
                 pthread_mutex_unlock(&s->lock);
                 (void) clock_gettime(CLOCK_MONOTONIC, &now);
@@ -329,7 +333,7 @@ void supervisor_thread_stop(struct listener *l) {
         struct tns_supervisor *s = l->s;
 
         if (l->threaded) {
-                __atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
+                __atomic_store_n(&l->stop, true, __ATOMIC_SEQ_CST);
                 pthread_mutex_unlock(&s->lock);
                 join(l);
                 lock_as_loop(s);
@@ -345,9 +349,9 @@ void supervisor_threads_stop_all(struct tns_supervisor *s) {
                 return;
         for (struct listener *l = s->listeners; l; l = l->next)
                 if (l->threaded)
-                        __atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
+                        __atomic_store_n(&l->stop, true, __ATOMIC_SEQ_CST);
         for (struct listener *l = s->listeners; l; l = l->next)
-                if (l->threaded && !__atomic_load_n(&l->answering, __ATOMIC_ACQUIRE))
+                if (l->threaded && !__atomic_load_n(&l->answering, __ATOMIC_SEQ_CST))
                         (void) pthread_kill(l->thread, TNS_WAKE_SIGNAL);
         pthread_mutex_unlock(&s->lock);
         for (struct listener *l = s->listeners; l; l = l->next)
@@ -444,7 +448,7 @@ int tns_supervisor_run(struct tns_supervisor *s) {
         for (;;) {
                 r = sd_event_get_state(e);
                 if (r < 0)
-                        return r;
+                        goto finish;
                 if (r == SD_EVENT_FINISHED)
                         break;
                 /* sd_event_run(), with the lock let go for the wait only:
@@ -458,11 +462,16 @@ int tns_supervisor_run(struct tns_supervisor *s) {
                 if (r > 0)
                         r = sd_event_dispatch(e);
                 if (r < 0)
-                        return r;
+                        goto finish;
                 loop_let_threads_in(s);
         }
+        r = sd_event_get_exit_code(e, &code);
+        if (r >= 0)
+                r = code;
+finish:
+        /* On every way out: what the caller frees next (the in-flight
+         * page) is no thread's any more. */
         s->running = false;
         supervisor_threads_stop_all(s);
-        r = sd_event_get_exit_code(e, &code);
-        return r < 0 ? r : code;
+        return r;
 }

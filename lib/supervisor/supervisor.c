@@ -30,6 +30,17 @@ struct call {
         struct tns_proc_status status;
 };
 
+/* SECCOMP_IOCTL_NOTIF_ID_VALID, asked again if a signal interrupted the
+ * wait for the listener's lock (libseccomp keeps the errno): a call still
+ * waiting is never taken for gone. */
+static int id_valid(int fd, uint64_t id) {
+        int r;
+
+        while ((r = seccomp_notify_id_valid(fd, id)) < 0 && errno == EINTR)
+                ;
+        return r;
+}
+
 static int call_status(struct call *c) {
         int r;
 
@@ -40,7 +51,7 @@ static int call_status(struct call *c) {
                 return r;
         /* The pid may have been reused between the notification and the
          * read: only an id still valid afterwards makes the data ours. */
-        if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+        if (id_valid(c->l->fd, c->req->id) < 0) {
                 c->gone = true;
                 return -ESRCH;
         }
@@ -71,7 +82,7 @@ static int env_read_mem(void *userdata, uint64_t addr, void *buf, size_t len) {
         ssize_t n;
 
         n = process_vm_readv(c->req->pid, &local, 1, &remote, 1, 0);
-        if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+        if (id_valid(c->l->fd, c->req->id) < 0) {
                 c->gone = true;
                 return -ESRCH;
         }
@@ -349,7 +360,7 @@ static int write_results(struct call *c, const struct tns_emu_result *res) {
                 struct iovec local = {(void *) w->data, w->len}, remote = {(void *) (uintptr_t) w->addr, w->len};
 
                 /* Writing into a reused pid would corrupt a stranger. */
-                if (seccomp_notify_id_valid(c->l->fd, c->req->id) < 0) {
+                if (id_valid(c->l->fd, c->req->id) < 0) {
                         c->gone = true;
                         return -ESRCH;
                 }
@@ -478,19 +489,23 @@ static unsigned latency_bucket(uint64_t ns) {
         return b;
 }
 
-/* The answers sent outside the lock, into the counts. */
+/* The answers sent outside the lock, into the counts: only for a
+ * listener whose thread counted since (the stats are asked for at every
+ * save of the record, with thousands of listeners). A count made after
+ * the flag is cleared is taken now or at the next fold. */
 static void fold_unlocked_counts(struct listener *l) {
         struct tns_supervisor_stats *st = &l->s->stats;
-        uint64_t failed = __atomic_exchange_n(&l->failures_unlocked, 0, __ATOMIC_RELAXED);
 
+        if (!__atomic_load_n(&l->counts_dirty, __ATOMIC_ACQUIRE))
+                return;
+        __atomic_store_n(&l->counts_dirty, false, __ATOMIC_SEQ_CST);
         st->replied += __atomic_exchange_n(&l->replied_unlocked, 0, __ATOMIC_RELAXED);
         st->vanished += __atomic_exchange_n(&l->vanished_unlocked, 0, __ATOMIC_RELAXED);
-        st->failures += failed;
-        l->ns->n_failures += failed;
         for (int i = 0; i < TNS_PLAIN_READS; i++)
                 for (int b = 0; b < TNS_LATENCY_BUCKETS; b++)
-                        st->latency[read_ids[i]][b] +=
-                                __atomic_exchange_n(&l->latency_unlocked[i][b], 0, __ATOMIC_RELAXED);
+                        if (__atomic_load_n(&l->latency_unlocked[i][b], __ATOMIC_RELAXED))
+                                st->latency[read_ids[i]][b] +=
+                                        __atomic_exchange_n(&l->latency_unlocked[i][b], 0, __ATOMIC_RELAXED);
 }
 
 static void listener_free(struct listener *l) {
@@ -568,17 +583,23 @@ static int receive(struct listener *l) {
         }
 }
 
+/* The answer to id: result's value or -errno, or the kernel runs the call
+ * (TNS_REPLY_CONTINUE). */
+static void fill_resp(struct seccomp_notif_resp *resp, uint64_t id, int64_t result) {
+        memset(resp, 0, sizeof(*resp));
+        resp->id = id;
+        if (result == TNS_REPLY_CONTINUE)
+                resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        else {
+                resp->error = result < 0 ? (int32_t) result : 0;
+                resp->val = result < 0 ? 0 : result;
+        }
+}
+
 static void respond(struct listener *l, uint64_t id, int64_t result) {
         struct tns_supervisor *s = l->s;
 
-        memset(s->resp, 0, sizeof(*s->resp));
-        s->resp->id = id;
-        if (result == TNS_REPLY_CONTINUE)
-                s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-        else {
-                s->resp->error = result < 0 ? (int32_t) result : 0;
-                s->resp->val = result < 0 ? 0 : result;
-        }
+        fill_resp(s->resp, id, result);
         if (seccomp_notify_respond(l->fd, s->resp) >= 0)
                 s->stats.replied++;
         else if (errno == ENOENT)
@@ -603,12 +624,16 @@ static void account_latency(struct tns_supervisor *s, int nr, uint64_t ns) {
 /* The in-flight page's last id of l: the newest id received, or just
  * below the oldest call its thread handed to the loop and not yet served.
  * A successor looks for lost calls past it (resend_lost()). */
-void supervisor_note_received(struct listener *l, uint64_t id) {
-        struct tns_supervisor *s = l->s;
-
+static void note_newest(struct listener *l, uint64_t id) {
         /* Ids count up from a random start: compared as a difference. */
         if (l->newest_received == 0 || (int64_t) (id - l->newest_received) > 0)
                 l->newest_received = id;
+}
+
+void supervisor_note_received(struct listener *l, uint64_t id) {
+        struct tns_supervisor *s = l->s;
+
+        note_newest(l, id);
         if (s->inflight && l->id_slot >= 0)
                 __atomic_store_n(&s->inflight->ids[l->id_slot].last_id,
                                  l->n_deferred ? l->oldest_deferred - 1 : l->newest_received, __ATOMIC_RELEASE);
@@ -683,82 +708,98 @@ bool supervisor_plain_read(const struct seccomp_notif *req) {
 
 /* The in-flight page's last id of l, stored as it is: the thread that
  * calls this is the only one to write l's entry meanwhile (it has no call
- * handed to the loop, and only it receives for l). */
+ * handed to the loop, and only it receives for l). The page is set before
+ * the threads start and taken away after they stop. */
 static void store_last_id(struct listener *l, uint64_t id) {
-        if (l->s->inflight && l->id_slot >= 0)
-                __atomic_store_n(&l->s->inflight->ids[l->id_slot].last_id, id, __ATOMIC_RELEASE);
+        struct tns_inflight *p = __atomic_load_n(&l->s->inflight, __ATOMIC_ACQUIRE);
+
+        if (p && l->id_slot >= 0)
+                __atomic_store_n(&p->ids[l->id_slot].last_id, id, __ATOMIC_RELEASE);
 }
 
 void supervisor_read_begin(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd) {
         struct tns_supervisor *s = l->s;
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
+        struct call c = {.l = l, .req = req};
+        struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz,
+                                  env_read_mem,      env_capabilities,  &c};
+        struct tns_emu_state st;
         int64_t koff[TNS_CLASS_MAX];
-        uint64_t base;
+        uint64_t args[6], base;
+        int r;
 
-        if (l->newest_received == 0 || (int64_t) (req->id - l->newest_received) > 0)
-                l->newest_received = req->id;
+        note_newest(l, req->id);
         /* Unanswered until the answer is sent: the in-flight slot is the
          * next call's once the lock goes, so the last id stays below this
          * one, and a successor finds it and sends it back through the
          * filter (resend_lost()): a clock read runs again unchanged. */
         store_last_id(l, req->id - 1);
-        /* A call from the kernel's vDSO (our image's fallback) reads the
-         * caller's memory and the image cache to tell: served in full
-         * here, as a member's call (its namespace is looked up). */
-        if (l->n_members > 0 || (s->vdso && tns_vdso_host_site(s->vdso, req->data.instruction_pointer, &base))) {
-                rd->split = false;
+        /* A call from the kernel's vDSO (our image's fallback, answered
+         * CONTINUE) reads the caller's memory and the image cache to
+         * tell: served in full. (A listener with member entries never
+         * gets here: supervisor_off_loop().) */
+        rd->split = false;
+        if (s->vdso && tns_vdso_host_site(s->vdso, req->data.instruction_pointer, &base)) {
                 rd->result = serve_counted(l, req);
+                return;
+        }
+        rd->start = supervisor_now_ns();
+        s->stats.notifications++;
+        s->stats.per_syscall[d->id]++;
+        l->ns->n_calls++;
+        /* The clock is read here too, with the namespace's state it is
+         * shifted by: read after the lock, it could pair an old rate map
+         * with a newer host time, and a namespace frozen meanwhile would
+         * read a MONOTONIC past the frozen point, then the point again.
+         * Reads only: no syscall (the vDSO), no effects. */
+        emu_state(l, req->pid, l->ns, &st, koff);
+        for (int k = 0; k < 6; k++)
+                args[k] = req->data.args[k];
+        r = tns_emulate(d->id, args, &st, &env, &rd->res);
+        if (r < 0 || c.gone) {
+                if (!c.gone)
+                        s->stats.failures++, l->ns->n_failures++;
+                rd->result = r < 0 ? r : -ESRCH;
+                account_latency(s, req->data.nr, supervisor_now_ns() - rd->start);
                 return;
         }
         rd->split = true;
         rd->id = d->id;
-        s->stats.notifications++;
-        s->stats.per_syscall[d->id]++;
-        l->ns->n_calls++;
-        emu_state(l, req->pid, l->ns, &rd->st, koff);
-        rd->start = supervisor_now_ns();
 }
 
 int64_t supervisor_read_end(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd) {
         struct call c = {.l = l, .req = req};
-        struct tns_emu_env env = {env_clock_gettime, env_adjtimex_read, env_host_tz,
-                                  env_read_mem,      env_capabilities,  &c};
-        struct tns_emu_result res;
-        uint64_t args[6];
         int64_t result;
         int r;
 
         if (!rd->split)
                 return rd->result;
-        for (int k = 0; k < 6; k++)
-                args[k] = req->data.args[k];
-        /* A read has no effects (apply_effects() has nothing to do). */
-        r = tns_emulate(rd->id, args, &rd->st, &env, &res);
-        if (r < 0 || c.gone) {
-                if (!c.gone)
-                        __atomic_add_fetch(&l->failures_unlocked, 1, __ATOMIC_RELAXED);
-                return r < 0 ? r : -ESRCH;
-        }
-        r = write_results(&c, &res);
-        result = r < 0 ? r : res.ret;
+        r = write_results(&c, &rd->res);
+        result = r < 0 ? r : rd->res.ret;
         __atomic_add_fetch(&l->latency_unlocked[read_index(rd->id)][latency_bucket(supervisor_now_ns() - rd->start)], 1,
                            __ATOMIC_RELAXED);
+        __atomic_store_n(&l->counts_dirty, true, __ATOMIC_RELEASE);
         return result;
 }
 
-void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp, uint64_t id, int64_t result) {
-        memset(resp, 0, sizeof(*resp));
-        resp->id = id;
-        resp->error = result < 0 ? (int32_t) result : 0;
-        resp->val = result < 0 ? 0 : result;
-        if (seccomp_notify_respond(l->fd, resp) >= 0)
+void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp, const struct seccomp_notif *req,
+                            int64_t result) {
+        int r;
+
+        fill_resp(resp, req->id, result);
+        /* EINTR: a signal while it waited for the listener's lock; the
+         * answer is still owed. */
+        while ((r = seccomp_notify_respond(l->fd, resp)) < 0 && errno == EINTR)
+                ;
+        if (r >= 0)
                 __atomic_add_fetch(&l->replied_unlocked, 1, __ATOMIC_RELAXED);
         else if (errno == ENOENT)
                 __atomic_add_fetch(&l->vanished_unlocked, 1, __ATOMIC_RELAXED); /* as respond() */
         else
-                tns_log_full(&l->s->log, LOG_WARNING, negative_errno(), &(struct tns_log_ctx){},
+                tns_log_full(&l->s->log, LOG_WARNING, negative_errno(), &(struct tns_log_ctx){.pid = req->pid},
                              "Failed to reply to a notification, ignoring: %m");
-        store_last_id(l, id);
+        __atomic_store_n(&l->counts_dirty, true, __ATOMIC_RELEASE);
+        store_last_id(l, req->id);
 }
 
 static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
@@ -783,12 +824,16 @@ static int on_listener(sd_event_source *src, int fd, uint32_t revents, void *use
 }
 
 void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot) {
-        s->inflight = slot;
-        /* A predecessor's answer to the proof we are running; or ours,
-         * proven already, for a successor. */
-        if (supervisor_proof_reuse(s)) {
+        struct tns_vdso_direct d;
+
+        __atomic_store_n(&s->inflight, slot, __ATOMIC_RELEASE); /* store_last_id() */
+        /* A predecessor's answer to the proof we are running (its sources
+         * go before its fds); or ours, proven already, for a successor. */
+        if (supervisor_proof_cached(s, &d)) {
                 vdso_probe_sources_free(s);
-                tns_log(&s->log, LOG_DEBUG, "vDSO proof: the previous instance's answer, same kernel and image");
+                tns_vdso_direct_probe_abort(TAKE_PTR(s->vdso_probe));
+                s->vdso->direct = d;
+                tns_log(&s->log, LOG_DEBUG, "vDSO proof: the previous instance's answer, same kernel and build");
                 vdso_proven(s);
         } else
                 supervisor_proof_save(s);

@@ -194,8 +194,12 @@ struct tns_inflight {
         struct tns_inflight_exec execs[TNS_INFLIGHT_EXECS];
         struct tns_inflight_proof proof;
 };
-/* The size of the memory to give (whole pages). */
+/* The size of the memory to give (whole pages). A successor discards a
+ * page of another size (timensd-fdstore.c) and the calls it holds: what
+ * is added goes in the last page's free tail, which a page from before it
+ * has zeroed. */
 #define TNS_INFLIGHT_SIZE ((sizeof(struct tns_inflight) + 4095) & ~(size_t) 4095)
+_Static_assert(TNS_INFLIGHT_SIZE == 17 * 4096, "the in-flight page keeps its size across versions");
 void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot);
 /* After a restore: serves the call the slot holds if its caller still
  * waits for it (1, else 0), and sends calls lost inside a RECV back

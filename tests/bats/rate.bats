@@ -149,7 +149,7 @@ check_read_rate() {
         ((e >= 280 && e <= 800)) || fail "a 300 ms sleep took $e ms when frozen"
 }
 
-@test "a live change of rate, a freeze and an unfreeze never move MONOTONIC back" {
+@test "a live change of rate, a freeze and an unfreeze never move MONOTONIC back, vDSO and trapped reads in turn" {
         local out="$BATS_TEST_TMPDIR/loop" r
         run -0 tns create live --rate 1
         bg "$TIMENSCTL" run --join live -- sh -c "'$HELPERS/rateprobe' mono-loop 4000 >'$out'"

@@ -105,6 +105,8 @@ mkdir -p "$keeper_dir"
 export TIMENS_SOCKET=$keeper_dir/sock
 "$builddir/timensd" --socket "$TIMENS_SOCKET" --log-target stderr 2>"$keeper_dir/log"
 keeper=$(pgrep -f -x "$builddir/timensd --socket $TIMENS_SOCKET --log-target stderr")
+# Gone with the run, whatever happens (its worker goes with it).
+trap '[[ -n $keeper ]] && kill -TERM "$keeper" 2>/dev/null; "$root/tests/tools/systemd-ns" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 worker() { pgrep -P "$keeper" -f -- "--foreground"; }
 if [[ -z $keeper ]] || ! "$timensctl" create bench --realtime +1d >/dev/null; then
         echo "  keeper: not measured: $(tail -3 "$keeper_dir/log")"
@@ -117,6 +119,7 @@ sleep 1
 : >"$keeper_dir/kills"
 for ((i = 0; i < n; i++)); do
         old=$(worker)
+        [[ -n $old ]] || break
         echo "kill $(now_ns)" >>"$keeper_dir/kills"
         kill -9 "$old"
         for ((j = 0; j < 500; j++)); do
@@ -127,7 +130,6 @@ for ((i = 0; i < n; i++)); do
         sleep 0.3
 done
 wait "$bg"
-kill -TERM "$keeper" 2>/dev/null
 latencies kill "$keeper_dir/kills" "$keeper_dir/gaps" >"$keeper_dir/kill.ms"
 read -r kp50 kmax kn < <(stats "$keeper_dir/kill.ms")
 printf '  %-44s %10s %10s %8s\n' "keeper (no systemd): kill -9 -> first answer" "$kp50" "$kmax" "$kn/$n"
