@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "state.h"
@@ -44,6 +45,26 @@
  * (fdstore_flush()). A successor that finds a record a little behind
  * drops, as gone meanwhile, what it names and the store no longer has. */
 #define STATE_FLUSH_USEC 10000
+/* And at least STATE_GAP_FACTOR times as long as the last save took: a
+ * save of a thousand namespaces takes 2 ms here (more with listeners and
+ * members), with the engine's lock held (the record is the engine's
+ * state), so saves back to back every 10 ms kept the receive threads
+ * from it a fifth of a burst and more as it grows; now at most
+ * 1 / STATE_GAP_FACTOR of it, whatever the size. A change still waits
+ * for at most one gap, and never past an answer. */
+#define STATE_GAP_FACTOR 5
+#define STATE_GAP_MAX_USEC (1000 * 1000)
+
+static uint64_t state_gap(const struct manager *m) {
+        return m->state_gap_usec > STATE_FLUSH_USEC ? m->state_gap_usec : STATE_FLUSH_USEC;
+}
+
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
 
 struct state_header {
         char magic[8];
@@ -158,15 +179,18 @@ static int save_record(struct manager *m) {
 static int arm_flush(struct manager *m, uint64_t at);
 
 int fdstore_save(struct manager *m) {
+        uint64_t start = monotonic_usec(), took;
         int r = save_record(m);
 
+        took = monotonic_usec() - start;
+        m->state_gap_usec = took < STATE_GAP_MAX_USEC / STATE_GAP_FACTOR ? took * STATE_GAP_FACTOR : STATE_GAP_MAX_USEC;
         if (r < 0) {
-                /* Failed (logged): tried again in STATE_FLUSH_USEC, not
-                 * at every change; the replies go all the same, the
-                 * error is ours. */
+                /* Failed (logged): tried again in a gap, not at every
+                 * change; the replies go all the same, the error is
+                 * ours. */
                 (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->state_saved_usec);
                 m->state_stale = true;
-                (void) arm_flush(m, m->state_saved_usec + STATE_FLUSH_USEC);
+                (void) arm_flush(m, m->state_saved_usec + state_gap(m));
         }
         server_state_saved(m);
         return r;
@@ -196,14 +220,14 @@ static int arm_flush(struct manager *m, uint64_t at) {
         return r < 0 ? r : sd_event_source_set_enabled(m->state_flush, SD_EVENT_ONESHOT);
 }
 
-/* The record is behind: saved now if the last save is older than
- * STATE_FLUSH_USEC, else when it is. */
+/* The record is behind: saved now if the last save is older than a gap
+ * (state_gap()), else when it is. */
 void fdstore_save_soon(struct manager *m) {
         uint64_t now = 0, at;
 
         m->state_stale = true;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        at = m->state_saved_usec + STATE_FLUSH_USEC;
+        at = m->state_saved_usec + state_gap(m);
         if (now >= at || arm_flush(m, at) < 0)
                 (void) fdstore_save(m); /* due, or no timer: at once */
 }

@@ -128,6 +128,7 @@ struct manager {
          * (timensd-fdstore.c, STATE_FLUSH_USEC). */
         bool state_stale;
         uint64_t state_saved_usec;
+        uint64_t state_gap_usec; /* the last save's time, times STATE_GAP_FACTOR */
         sd_event_source *state_flush;
         struct pending_fd {
                 char *name;
