@@ -78,7 +78,9 @@ endif
 BASE_CFLAGS := -std=gnu11 -O2 -g -D_GNU_SOURCE -fno-strict-aliasing -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2 -fPIC $(WARNINGS) $(SAN_FLAGS) $(PKG_CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+# A GNU build id in every program: timensd keys what it hands a successor
+# of the same build on it (lib/supervisor/supervisor-proof-cache.c).
+ALL_LDFLAGS := -Wl,--build-id $(SAN_FLAGS) $(LDFLAGS)
 
 # The layers, lowest first. A folder sees the headers of the folders its
 # LAYER_INC_ entry lists and no others: every #include "..." names a bare

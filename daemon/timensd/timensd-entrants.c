@@ -509,7 +509,7 @@ static int start_loader(struct entrants *e) {
                 e->loaded_fd = safe_close(e->loaded_fd);
                 return r;
         }
-        (void) pthread_setname_np(e->loader, "timensd-bpf-load");
+        (void) pthread_setname_np(e->loader, "timensd-bpfload");
         e->loading = true;
         return 0;
 }

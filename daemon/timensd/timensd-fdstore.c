@@ -142,6 +142,7 @@ static int save_record(struct manager *m) {
         _cleanup_free_ char *text = NULL;
         struct state_header h = {.magic = STATE_MAGIC};
         uint64_t len, off, end;
+        uint64_t start = monotonic_usec(), took;
         int fd, r;
 
         fd = state_memfd(m);
@@ -163,7 +164,12 @@ static int save_record(struct manager *m) {
                 return tns_log_errno(&m->log, LOG_ERR, errno ?: EIO, "Failed to write the state memfd: %m");
         m->state_off = off, m->state_len = len;
         m->state_stale = false;
-        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->state_saved_usec);
+        /* The gap: the record's own cost (the fds pushed below cost the
+         * same however saves batch them), from now, not from the loop's
+         * wake-up, which a long dispatch leaves far behind. */
+        m->state_saved_usec = monotonic_usec();
+        took = m->state_saved_usec - start;
+        m->state_gap_usec = took < STATE_GAP_MAX_USEC / STATE_GAP_FACTOR ? took * STATE_GAP_FACTOR : STATE_GAP_MAX_USEC;
         /* What lies past the valid copy is no one's any more. */
         (void) !ftruncate(fd, (off_t) ((off + len + 4095) & ~4095ULL));
         /* The record names them now. */
@@ -179,16 +185,13 @@ static int save_record(struct manager *m) {
 static int arm_flush(struct manager *m, uint64_t at);
 
 int fdstore_save(struct manager *m) {
-        uint64_t start = monotonic_usec(), took;
         int r = save_record(m);
 
-        took = monotonic_usec() - start;
-        m->state_gap_usec = took < STATE_GAP_MAX_USEC / STATE_GAP_FACTOR ? took * STATE_GAP_FACTOR : STATE_GAP_MAX_USEC;
         if (r < 0) {
                 /* Failed (logged): tried again in a gap, not at every
                  * change; the replies go all the same, the error is
                  * ours. */
-                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->state_saved_usec);
+                m->state_saved_usec = monotonic_usec();
                 m->state_stale = true;
                 (void) arm_flush(m, m->state_saved_usec + state_gap(m));
         }

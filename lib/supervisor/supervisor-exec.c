@@ -248,7 +248,7 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
                 r = -EBADMSG;
         /* A program killed during its marker call (its mm going) fails the
          * reads above too: gone is no failure to report. */
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
@@ -265,7 +265,7 @@ int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *r
         }
         /* Killed between the check above and the writes (its mm gone:
          * -EIO): a program that died on its own is no failure to show. */
-        if (r < 0 && r != -EBADMSG && seccomp_notify_id_valid(l->fd, req->id) < 0) {
+        if (r < 0 && r != -EBADMSG && supervisor_id_valid(l->fd, req->id) < 0) {
                 tns_log_full(&l->s->log, LOG_DEBUG, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
                              "The program exited during its vDSO injection: %m");
                 return -ESRCH;
@@ -706,7 +706,7 @@ static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struc
 
         /* The pid is the caller's only while its notification is valid:
          * checked after the seize, the task seized is known to be it. */
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         /* A namespace without our image (TNS_NS_NO_VDSO) hands no memfd. */
         fd = tns_ns_has_image(ns) ? add_memfd(l, req, ns) : INT_MAX;
@@ -777,7 +777,7 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         if (!t)
                 return -ENOMEM;
         /* Not to seize a stranger that got the pid of a caller gone. */
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         if (ptrace(PTRACE_SEIZE, req->pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD) < 0)
                 return negative_errno(); /* e.g. a debugger holds it */
@@ -793,7 +793,7 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
         if (kind == TRACE_EXEC || remap_addr != 0)
                 r = hand_memfd(l, req, ns, kind, &t->target_fd);
         else
-                r = seccomp_notify_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
+                r = supervisor_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
         if (r < 0 || ptrace(PTRACE_INTERRUPT, req->pid, 0, 0) < 0) {
                 r = r < 0 ? r : negative_errno();
                 t->released = true;
@@ -906,7 +906,7 @@ bool supervisor_is_vdso_fallback(struct listener *l, const struct seccomp_notif 
          * happens to sit at the same page offset)... */
         remote = (struct iovec){(void *) (uintptr_t) base, sizeof(ehdr)};
         if (process_vm_readv(req->pid, &local, 1, &remote, 1, 0) != sizeof(ehdr) ||
-            memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0 || seccomp_notify_id_valid(l->fd, req->id) < 0)
+            memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0 || supervisor_id_valid(l->fd, req->id) < 0)
                 return false;
         /* ...and the program reads clocks through our image, which called
          * it: a program without it gets the emulated answer. Read to the

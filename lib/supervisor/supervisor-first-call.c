@@ -94,7 +94,7 @@ int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *re
                 return TNS_REPLY_CONTINUE;
         /* Opened before the check: mem is the caller's memory for good,
          * whatever its pid is by now. */
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return TNS_REPLY_CONTINUE;
         r = tns_vdso_syscall_path(h, mem, base);
         if (r > 0) {
@@ -102,7 +102,7 @@ int64_t supervisor_first_call(struct listener *l, const struct seccomp_notif *re
                 tns_log_full(&s->log, LOG_DEBUG, 0, &ctx,
                              "A program started without our vDSO (traced by a debugger?): its clock reads now "
                              "take the syscall path");
-        } else if (r < 0 && seccomp_notify_id_valid(l->fd, req->id) >= 0)
+        } else if (r < 0 && supervisor_id_valid(l->fd, req->id) >= 0)
                 /* What the program did to its own memory (a vDSO unmapped,
                  * or not this host's): debug level, it cannot flood the
                  * log with its calls. */

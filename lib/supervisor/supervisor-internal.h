@@ -304,6 +304,10 @@ void supervisor_threads_sleep(struct tns_supervisor *s, const struct timespec *t
  * serving of s->req received on l, under the lock. */
 bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *req);
 void supervisor_serve_received(struct listener *l);
+/* SECCOMP_IOCTL_NOTIF_ID_VALID, asked again if a signal interrupted its
+ * wait for the listener's lock (libseccomp keeps the errno): a call still
+ * waiting is never taken for gone. Every check of the engine's. */
+int supervisor_id_valid(int fd, uint64_t id);
 /* The in-flight page's last id of l after id was received. */
 void supervisor_note_received(struct listener *l, uint64_t id);
 /* A plain clock read (clock_gettime, gettimeofday, time), which a

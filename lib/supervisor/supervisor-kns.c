@@ -293,7 +293,7 @@ static uint64_t target_ns(struct listener *l, const struct seccomp_notif *req, i
         *ret_type = 0;
         if (pidfd < 0)
                 pidfd = (int) syscall(SYS_pidfd_open, req->pid, 0);
-        if (pidfd < 0 || seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (pidfd < 0 || supervisor_id_valid(l->fd, req->id) < 0)
                 return 0;
         fd = (int) syscall(SYS_pidfd_getfd, pidfd, (int) req->data.args[0], 0);
         if (fd < 0 || fstat(fd, &st) < 0)

@@ -134,7 +134,7 @@ int64_t supervisor_sysinfo(struct listener *l, const struct seccomp_notif *req, 
         if (r < 0)
                 return -EINVAL;
         si.uptime = tns_sysinfo_uptime(&bt);
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         if (process_vm_writev(req->pid, &local, 1, &remote, 1, 0) != (ssize_t) sizeof(si))
                 return -EFAULT;

@@ -52,7 +52,7 @@ static int build_id(struct dl_phdr_info *info, size_t size, void *userdata) {
                         const ElfW(Nhdr) *n = (const ElfW(Nhdr) *) p;
                         const char *name = p + sizeof(*n), *desc = name + ((n->n_namesz + 3) & ~3u);
 
-                        if (desc + n->n_descsz > end)
+                        if (desc > end || n->n_descsz > (size_t) (end - desc))
                                 break;
                         if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
                                 *h = fnv(FNV_START, desc, n->n_descsz);
@@ -72,8 +72,12 @@ void supervisor_proof_key(struct tns_supervisor *s) {
 
         memset(s->proof_key, 0, sizeof(s->proof_key));
         (void) dl_iterate_phdr(build_id, &build);
-        if (!s->vdso || !build || sd_id128_get_boot(&boot) < 0)
+        if (!s->vdso)
+                return;
+        if (!build || sd_id128_get_boot(&boot) < 0) {
+                tns_log(&s->log, LOG_DEBUG, "No build id or boot id: the vDSO proof is not carried to a successor");
                 return; /* no key: always proven */
+        }
         (void) tns_read_text("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
         h = fnv(build, cs, strlen(cs));
         if (stat("/proc/self/ns/time", &st) >= 0)
@@ -90,7 +94,11 @@ static bool have_key(const struct tns_supervisor *s) {
 void supervisor_proof_save(struct tns_supervisor *s) {
         struct tns_inflight_proof *p = s->inflight ? &s->inflight->proof : NULL;
 
-        if (!p || !s->vdso || s->vdso_probe || !have_key(s) || !s->vdso->direct.mode)
+        if (!p || !s->vdso || s->vdso_probe || !have_key(s) || !tns_vdso_direct_valid(&s->vdso->direct))
+                return;
+        /* There already (taken from it): left alone, key and all. */
+        if (memcmp(p->key, s->proof_key, sizeof(s->proof_key)) == 0 &&
+            memcmp(&p->direct, &s->vdso->direct, sizeof(p->direct)) == 0)
                 return;
         /* The key last: a death half-way leaves no key, never another
          * answer under ours. */

@@ -8,21 +8,25 @@
  * loop cost ~1 us more than one served by a thread blocked in RECV
  * (tests/bench/run.sh takes it apart).
  *
- * What a thread serves itself: the plain clock reads (supervisor.c,
- * supervisor_off_loop()), which need no ptrace (a tracee is the tracing
- * thread's alone) and no event source (sd-event is not thread-safe). The
- * engine's state is read under the engine's lock, which the loop's thread
- * holds whenever it is not waiting for events, so that the state needs no
- * other lock; a plain read holds it for the state and the clock read
- * only (no syscall): the write into the caller and the answer run after
- * the lock goes (supervisor_read_begin/end()). A
- * thread preempted with the lock held keeps every other thread's call
- * waiting until it runs again, and the answer itself preempts it: it wakes
- * the caller on this CPU (SYNC_WAKE_UP). With the answer under the lock,
- * 1000 namespaces x 2 processes at 5 calls/s had a p50 of 5.2 ms, 35x that
- * of bare supervisors on the same machine; without it 51 us, below theirs
- * (tests/bench/scale.sh). Every other call is handed to the loop (a queue
- * and an eventfd), which serves it as it always did.
+ * What a thread serves itself (supervisor.c, supervisor_off_loop()): the
+ * plain clock reads, and the two calls every exec makes after its
+ * injection (the marker, a program's first arch_prctl), none of which
+ * needs ptrace (a tracee is the tracing thread's alone) or an event source
+ * (sd-event is not thread-safe). The engine's state is read under the
+ * engine's lock, which the loop's thread holds whenever it is not waiting
+ * for events, so that the state needs no other lock. A plain read holds
+ * it for the state and the clock read only (no syscall where the
+ * clocksource has a vDSO mode): the write into the caller and the answer
+ * run after the lock goes (supervisor_read_begin/end()). A thread
+ * preempted with the lock held keeps every other thread's call waiting
+ * until it runs again, and the answer itself preempts it: it wakes the
+ * caller on this CPU (SYNC_WAKE_UP). With the answer under the lock, 1000
+ * namespaces x 2 processes at 5 calls/s had a p50 of 5.2 ms, 35x that of
+ * bare supervisors on the same machine; without it 51 us, below theirs
+ * (tests/bench/scale.sh). The marker and arch_prctl are still answered
+ * under it (once per exec each; their answer outside it would need their
+ * work safe to run twice after a restart). Every other call is handed to
+ * the loop (a queue and an eventfd), which serves it as it always did.
  *
  * Stopping a thread: it is blocked in RECV, which only a signal
  * interrupts (-EINTR, never restarted). TNS_WAKE_SIGNAL has a handler

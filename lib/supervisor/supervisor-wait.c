@@ -112,7 +112,7 @@ static int read_target(struct listener *l, const struct seccomp_notif *req, uint
         struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
         ssize_t n = process_vm_readv(req->pid, &local, 1, &remote, 1, 0);
 
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         return n == (ssize_t) len ? 0 : -EFAULT;
 }
@@ -150,7 +150,7 @@ static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd
                 pidfd = (int) syscall(SYS_pidfd_open, req->pid, 0);
         if (pidfd < 0)
                 return negative_errno();
-        if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
         r = (int) syscall(SYS_pidfd_getfd, pidfd, fd, 0);
         return r < 0 ? negative_errno() : r;
@@ -221,7 +221,7 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
                 struct iovec local = {&old, sizeof(old)},
                              remote = {(void *) (uintptr_t) req->data.args[3], sizeof(old)};
 
-                if (seccomp_notify_id_valid(l->fd, req->id) < 0)
+                if (supervisor_id_valid(l->fd, req->id) < 0)
                         return -ESRCH;
                 if (process_vm_writev(req->pid, &local, 1, &remote, 1, 0) != sizeof(old))
                         return -EFAULT; /* set, then EFAULT: as the kernel's copy_to_user */
@@ -342,7 +342,7 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
                 return negative_errno(); /* a debugger holds it */
         /* Still the caller, not a task that reused its id: it waits for
          * our reply as long as the notification is valid. */
-        r = seccomp_notify_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
+        r = supervisor_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
         w->target_fd = -EBADF;
         if (r >= 0 && page == 0) {
                 r = add_wait_memfd(l, req);

@@ -30,15 +30,15 @@ struct call {
         struct tns_proc_status status;
 };
 
-/* SECCOMP_IOCTL_NOTIF_ID_VALID, asked again if a signal interrupted the
- * wait for the listener's lock (libseccomp keeps the errno): a call still
- * waiting is never taken for gone. */
-static int id_valid(int fd, uint64_t id) {
+int supervisor_id_valid(int fd, uint64_t id) {
         int r;
 
-        while ((r = seccomp_notify_id_valid(fd, id)) < 0 && errno == EINTR)
-                ;
-        return r;
+        for (;;) {
+                errno = 0;
+                r = seccomp_notify_id_valid(fd, id);
+                if (r >= 0 || errno != EINTR)
+                        return r;
+        }
 }
 
 static int call_status(struct call *c) {
@@ -51,7 +51,7 @@ static int call_status(struct call *c) {
                 return r;
         /* The pid may have been reused between the notification and the
          * read: only an id still valid afterwards makes the data ours. */
-        if (id_valid(c->l->fd, c->req->id) < 0) {
+        if (supervisor_id_valid(c->l->fd, c->req->id) < 0) {
                 c->gone = true;
                 return -ESRCH;
         }
@@ -82,7 +82,7 @@ static int env_read_mem(void *userdata, uint64_t addr, void *buf, size_t len) {
         ssize_t n;
 
         n = process_vm_readv(c->req->pid, &local, 1, &remote, 1, 0);
-        if (id_valid(c->l->fd, c->req->id) < 0) {
+        if (supervisor_id_valid(c->l->fd, c->req->id) < 0) {
                 c->gone = true;
                 return -ESRCH;
         }
@@ -346,7 +346,10 @@ static int apply_effects(struct listener *l, struct tns_ns *ns, const int64_t ko
                                 return -EINVAL;
                         supervisor_wait_offsets_changed(l->s);
                 }
-        if (res->set_tz) {
+        /* The same zone again is no change: not a save of the record per
+         * call of a program that sets it in a loop. */
+        if (res->set_tz && !(ns->tz_set && ns->tz.tz_minuteswest == res->new_tz.tz_minuteswest &&
+                             ns->tz.tz_dsttime == res->new_tz.tz_dsttime)) {
                 ns->tz_set = true;
                 ns->tz = res->new_tz;
                 tns_supervisor_changed(l->s, NULL, -EBADF);
@@ -360,7 +363,7 @@ static int write_results(struct call *c, const struct tns_emu_result *res) {
                 struct iovec local = {(void *) w->data, w->len}, remote = {(void *) (uintptr_t) w->addr, w->len};
 
                 /* Writing into a reused pid would corrupt a stranger. */
-                if (id_valid(c->l->fd, c->req->id) < 0) {
+                if (supervisor_id_valid(c->l->fd, c->req->id) < 0) {
                         c->gone = true;
                         return -ESRCH;
                 }
@@ -496,9 +499,9 @@ static unsigned latency_bucket(uint64_t ns) {
 static void fold_unlocked_counts(struct listener *l) {
         struct tns_supervisor_stats *st = &l->s->stats;
 
-        if (!__atomic_load_n(&l->counts_dirty, __ATOMIC_ACQUIRE))
+        if (!__atomic_load_n(&l->counts_dirty, __ATOMIC_RELAXED) ||
+            !__atomic_exchange_n(&l->counts_dirty, false, __ATOMIC_ACQ_REL))
                 return;
-        __atomic_store_n(&l->counts_dirty, false, __ATOMIC_SEQ_CST);
         st->replied += __atomic_exchange_n(&l->replied_unlocked, 0, __ATOMIC_RELAXED);
         st->vanished += __atomic_exchange_n(&l->vanished_unlocked, 0, __ATOMIC_RELAXED);
         for (int i = 0; i < TNS_PLAIN_READS; i++)
@@ -789,8 +792,9 @@ void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp,
         fill_resp(resp, req->id, result);
         /* EINTR: a signal while it waited for the listener's lock; the
          * answer is still owed. */
-        while ((r = seccomp_notify_respond(l->fd, resp)) < 0 && errno == EINTR)
-                ;
+        do
+                errno = 0;
+        while ((r = seccomp_notify_respond(l->fd, resp)) < 0 && errno == EINTR);
         if (r >= 0)
                 __atomic_add_fetch(&l->replied_unlocked, 1, __ATOMIC_RELAXED);
         else if (errno == ENOENT)
@@ -973,7 +977,7 @@ static unsigned resend_lost(struct tns_supervisor *s) {
                  * (supervisor-threads.c), longer than the span when the
                  * loop was busy. */
                 for (uint64_t id = last + 1; misses < LOST_ID_SPAN && n < ELEMENTSOF(lost); id++)
-                        if (seccomp_notify_id_valid(l->fd, id) >= 0) {
+                        if (supervisor_id_valid(l->fd, id) >= 0) {
                                 lost[n].l = l, lost[n++].id = id;
                                 misses = 0;
                         } else
@@ -1008,7 +1012,7 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
                         if (l->serial != slot->listener)
                                 continue;
                         /* Answered after all, or its caller gone: nothing to do. */
-                        if (seccomp_notify_id_valid(l->fd, slot->req.id) < 0)
+                        if (supervisor_id_valid(l->fd, slot->req.id) < 0)
                                 break;
                         memset(s->req, 0, sizeof(*s->req));
                         memcpy(s->req, &slot->req, sizeof(slot->req));

@@ -110,6 +110,7 @@ load() {
                         t1=$(cpu_ticks "$dpid")
                         ((t1 - t0 <= 1)) && break
                 done
+                ((i < 120)) || echo "  (timensd still busy after 60 s: the row counts start-up work too)"
         fi
         rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$dpid/status")
         fds=$(find "/proc/$dpid/fd" -mindepth 1 | wc -l)
