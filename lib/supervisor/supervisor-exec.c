@@ -225,8 +225,8 @@ static int start_tail(struct exec_trace *t, int mem, const struct user_regs_stru
         return ptrace(PTRACE_SETREGS, t->tid, 0, &regs) < 0 ? negative_errno() : 0;
 }
 
-int supervisor_exec_marker_write(int fd, const struct tns_vdso_host *h, const struct seccomp_notif *req,
-                                 bool *ret_quiet) {
+int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req) {
+        const struct tns_vdso_host *h = supervisor_vdso(l->s);
         const uint64_t base = req->data.args[2], second = req->data.args[3], slot = req->data.args[4],
                        kernel_base = req->data.args[5];
         _cleanup_close_ int mem = -EBADF;
@@ -235,8 +235,6 @@ int supervisor_exec_marker_write(int fd, const struct tns_vdso_host *h, const st
         uint64_t zero = 0, kernel = 0;
         int r = 0;
 
-        /* The answers that are nothing to count or log. */
-        *ret_quiet = true;
         if (!h)
                 return -EFAULT; /* as sysinfo(NULL) */
         mem = tns_proc_open_mem(req->pid);
@@ -250,9 +248,8 @@ int supervisor_exec_marker_write(int fd, const struct tns_vdso_host *h, const st
                 r = -EBADMSG;
         /* A program killed during its marker call (its mm going) fails the
          * reads above too: gone is no failure to report. */
-        if (supervisor_id_valid(fd, req->id) < 0)
+        if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
-        *ret_quiet = false;
         if (r >= 0) {
                 tns_vdso_params_fill(h, kernel_base, &params);
                 r = mem_write(mem, base, &params, sizeof(params));
@@ -268,42 +265,26 @@ int supervisor_exec_marker_write(int fd, const struct tns_vdso_host *h, const st
         }
         /* Killed between the check above and the writes (its mm gone:
          * -EIO): a program that died on its own is no failure to show. */
-        if (r < 0 && r != -EBADMSG && supervisor_id_valid(fd, req->id) < 0)
-                return -ESRCH;
-        if (r < 0)
-                /* No image: no vDSO at all, the syscall path. */
-                (void) mem_write(mem, slot, &zero, sizeof(zero));
-        return r;
-}
-
-int64_t supervisor_exec_marker_done(struct listener *l, const struct seccomp_notif *req, int r, bool quiet) {
-        const struct tns_log_ctx ctx = {.pid = req->pid, .syscall = "execve"};
-
-        if (quiet)
-                return r;
-        if (r == -ESRCH) {
-                tns_log_full(&l->s->log, LOG_DEBUG, r, &ctx, "The program exited during its vDSO injection: %m");
+        if (r < 0 && r != -EBADMSG && supervisor_id_valid(l->fd, req->id) < 0) {
+                tns_log_full(&l->s->log, LOG_DEBUG, r, &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
+                             "The program exited during its vDSO injection: %m");
                 return -ESRCH;
         }
         if (r < 0) {
+                /* No image: no vDSO at all, the syscall path. */
+                (void) mem_write(mem, slot, &zero, sizeof(zero));
                 l->s->stats.vdso_failed++;
                 /* -EBADMSG: arguments that are not our tail's, i.e. a
                  * program making the call itself; at debug level, so that
                  * it cannot flood the log. */
-                tns_log_full(&l->s->log, r == -EBADMSG ? LOG_DEBUG : LOG_WARNING, r, &ctx,
+                tns_log_full(&l->s->log, r == -EBADMSG ? LOG_DEBUG : LOG_WARNING, r,
+                             &(struct tns_log_ctx){.pid = req->pid, .syscall = "execve"},
                              "Failed to finish the vDSO injection, the program uses the syscall path: %m");
         } else {
                 l->s->stats.vdso_injected++;
                 supervisor_first_call_injected(l->s, req->pid);
         }
         return 0;
-}
-
-int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req) {
-        bool quiet;
-        int r = supervisor_exec_marker_write(l->fd, supervisor_vdso(l->s), req, &quiet);
-
-        return supervisor_exec_marker_done(l, req, r, quiet);
 }
 
 /* At the exec stop: the new program has not run an instruction yet. */

@@ -324,20 +324,6 @@ struct tns_read {
         uint64_t start;
 };
 bool supervisor_plain_read(const struct seccomp_notif *req);
-/* The exec tail's marker call, which a receive thread serves in three
- * parts: the counts under the lock (supervisor_marker_begin()), the writes
- * into the caller without it (supervisor_exec_marker_write()), what they
- * did under it again (supervisor_marker_end(): the answer), which it then
- * sends without it, as a read's. Every exec makes it: its ten syscalls
- * through /proc/PID/mem held every namespace's reads. */
-struct tns_marker {
-        const struct tns_vdso_host *h;
-        uint64_t start;
-};
-bool supervisor_is_marker(const struct seccomp_notif *req);
-void supervisor_marker_begin(struct listener *l, const struct seccomp_notif *req, struct tns_marker *mk);
-int64_t supervisor_marker_end(struct listener *l, const struct seccomp_notif *req, const struct tns_marker *mk, int r,
-                              bool quiet);
 void supervisor_read_begin(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd);
 int64_t supervisor_read_end(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd);
 void supervisor_answer_read(struct listener *l, struct seccomp_notif_resp *resp, const struct seccomp_notif *req,
@@ -427,18 +413,8 @@ void supervisor_exec_on_sigchld(struct tns_supervisor *s);
  * de_thread() waits for us to reap the threads it killed that we trace:
  * a seize then would hang timensd and the exec for good. */
 bool supervisor_exec_in_flight(const struct tns_supervisor *s, pid_t tgid);
-/* The exec tail's marker call (inject.h): the reply. In two parts, for a
- * receive thread that answers it without the engine's lock: _write, the
- * writes into the caller (its parameter page, its auxv slot) with the
- * proven host h and the listener's fd alone, no lock needed (0, -ESRCH:
- * gone, -EBADMSG: not our tail's arguments, -errno; *ret_quiet: an answer
- * with nothing to count or log); _done, under the lock, its counts, the
- * ring of programs injected and the log: the answer. A successor may run
- * it again: the same writes. */
+/* The exec tail's marker call (inject.h): the reply. */
 int64_t supervisor_exec_marker(struct listener *l, const struct seccomp_notif *req);
-int supervisor_exec_marker_write(int fd, const struct tns_vdso_host *h, const struct seccomp_notif *req,
-                                 bool *ret_quiet);
-int64_t supervisor_exec_marker_done(struct listener *l, const struct seccomp_notif *req, int r, bool quiet);
 /* The caller of req, which moved to ns, maps ns's offsets page where it
  * mapped its old one, before it returns to its own code. */
 /* A thread attach.c could not detach (lib/kernel/attach.h, tns_attach_orphan_fn):

@@ -23,11 +23,10 @@
  * caller on this CPU (SYNC_WAKE_UP). With the answer under the lock, 1000
  * namespaces x 2 processes at 5 calls/s had a p50 of 5.2 ms, 35x that of
  * bare supervisors on the same machine; without it 51 us, below theirs
- * (tests/bench/scale.sh). The marker makes its writes and its answer
- * without it too (supervisor_marker_begin/end()); arch_prctl, a lookup in
- * the common case, is served and answered under it. Every other call is
- * handed to the loop (a queue and an eventfd), which serves it as it
- * always did.
+ * (tests/bench/scale.sh). The marker and arch_prctl are still answered
+ * under it (once per exec each; their answer outside it would need their
+ * work safe to run twice after a restart). Every other call is handed to
+ * the loop (a queue and an eventfd), which serves it as it always did.
  *
  * Stopping a thread: it is blocked in RECV, which only a signal
  * interrupts (-EINTR, never restarted). TNS_WAKE_SIGNAL has a handler
@@ -247,23 +246,6 @@ static void *receive_thread(void *userdata) {
                         /* Sequentially consistent with join()'s stop and
                          * answering: either it sends the signal, or we see
                          * stop at the top of the loop. */
-                        __atomic_store_n(&l->answering, false, __ATOMIC_SEQ_CST);
-                        continue;
-                }
-                if (l->n_deferred == 0 && supervisor_off_loop(l, req) && supervisor_is_marker(req)) {
-                        struct tns_marker mk;
-                        int64_t result;
-                        bool quiet;
-                        int w;
-
-                        supervisor_marker_begin(l, req, &mk);
-                        __atomic_store_n(&l->answering, true, __ATOMIC_SEQ_CST);
-                        pthread_mutex_unlock(&s->lock);
-                        w = supervisor_exec_marker_write(l->fd, mk.h, req, &quiet);
-                        lock_as_thread(s);
-                        result = supervisor_marker_end(l, req, &mk, w, quiet);
-                        pthread_mutex_unlock(&s->lock);
-                        supervisor_answer_read(l, l->thread_resp, req, result);
                         __atomic_store_n(&l->answering, false, __ATOMIC_SEQ_CST);
                         continue;
                 }

@@ -658,7 +658,7 @@ bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *r
                 return false;
         d = tns_syscall_by_nr(req->data.nr);
         if (d && d->id == TNS_SYS_SYSINFO)
-                return supervisor_is_marker(req) && !l->s->vdso_probe;
+                return req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER && !l->s->vdso_probe;
         return d && (d->id == TNS_SYS_ARCH_PRCTL || d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY ||
                      d->id == TNS_SYS_TIME);
 }
@@ -700,13 +700,6 @@ void supervisor_serve_received(struct listener *l) {
         supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)
                 __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
-}
-
-bool supervisor_is_marker(const struct seccomp_notif *req) {
-        const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
-
-        return req->data.arch == AUDIT_ARCH_X86_64 && d && d->id == TNS_SYS_SYSINFO && req->data.args[0] == 0 &&
-               req->data.args[1] == TNS_EXEC_MARKER;
 }
 
 bool supervisor_plain_read(const struct seccomp_notif *req) {
@@ -789,29 +782,6 @@ int64_t supervisor_read_end(struct listener *l, const struct seccomp_notif *req,
         __atomic_add_fetch(&l->latency_unlocked[read_index(rd->id)][latency_bucket(supervisor_now_ns() - rd->start)], 1,
                            __ATOMIC_RELAXED);
         __atomic_store_n(&l->counts_dirty, true, __ATOMIC_RELEASE);
-        return result;
-}
-
-void supervisor_marker_begin(struct listener *l, const struct seccomp_notif *req, struct tns_marker *mk) {
-        struct tns_supervisor *s = l->s;
-
-        note_newest(l, req->id);
-        /* As a plain read's: unanswered until the answer is sent; a
-         * successor sends it back through the filter, and the tail's call
-         * writes the same again. */
-        store_last_id(l, req->id - 1);
-        s->stats.notifications++;
-        s->stats.per_syscall[TNS_SYS_SYSINFO]++;
-        l->ns->n_calls++;
-        mk->h = supervisor_vdso(s); /* proven (supervisor_off_loop()): no wait, fixed from now on */
-        mk->start = supervisor_now_ns();
-}
-
-int64_t supervisor_marker_end(struct listener *l, const struct seccomp_notif *req, const struct tns_marker *mk, int r,
-                              bool quiet) {
-        int64_t result = supervisor_exec_marker_done(l, req, r, quiet);
-
-        account_latency(l->s, req->data.nr, supervisor_now_ns() - mk->start);
         return result;
 }
 
