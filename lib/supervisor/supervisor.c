@@ -876,26 +876,46 @@ static void id_slot_release(struct listener *l) {
  * calls whose callers died meanwhile leave gaps. */
 #define LOST_ID_SPAN 16
 
+/* A waiter kicked: its thread and its process. */
+struct kicked {
+        pid_t tid, tgid;
+};
+
 /* Threads of our namespaces' processes that wait for a notification's
- * answer, seized and interrupted (at most max): the interrupt makes a
- * thread whose call we answer -ERESTARTNOINTR run it again, as a signal
+ * answer, seized and interrupted, into *ret (to free): the interrupt makes
+ * a thread whose call we answer -ERESTARTNOINTR run it again, as a signal
  * would; one whose call was not received yet leaves its wait, and runs it
- * again too. Either way the call comes back through the filter. */
-static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, pid_t *tgids, size_t max) {
-        size_t n = 0;
+ * again too. Either way the call comes back through the filter. One that
+ * cannot be seized (a debugger's tracee) is not kicked. */
 
+static size_t kick_waiters(struct tns_supervisor *s, struct kicked **ret) {
+        _cleanup_free_ struct kicked *list = NULL;
+        size_t n = 0, size = 0;
+
+        /* Every process of every namespace: a waiter missed here is
+         * answered -ERESTARTNOINTR with nothing to make the kernel run
+         * its call again (errno 513 for a clock read). */
         for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next) {
-                pid_t pids[1024];
-                int k = tns_supervisor_processes(s, ns, pids, ELEMENTSOF(pids), true);
+                _cleanup_free_ pid_t *pids = NULL;
+                int k = 1024, max = 0;
 
-                for (int i = 0; i < k && i < (int) ELEMENTSOF(pids); i++) {
+                while (k > max) {
+                        pid_t *more = reallocarray(pids, (size_t) k + 64, sizeof(*pids));
+
+                        if (!more)
+                                break;
+                        pids = more;
+                        max = k + 64;
+                        k = tns_supervisor_processes(s, ns, pids, (size_t) max, true);
+                }
+                for (int i = 0; pids && i < k && i < max; i++) {
                         _cleanup_(closedirp) DIR *d = NULL;
                         char path[64];
                         struct dirent *de;
 
                         snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
                         d = opendir(path);
-                        while (d && (de = readdir(d)) && n < max) {
+                        while (d && (de = readdir(d))) {
                                 char wchan[64] = "";
                                 pid_t tid = (pid_t) atoi(de->d_name);
                                 FILE *f;
@@ -911,6 +931,14 @@ static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, pid_t *tgids, 
                                 }
                                 if (!strstr(wchan, "seccomp_do_user_notification"))
                                         continue;
+                                if (n == size) {
+                                        struct kicked *more = reallocarray(list, size * 2 + 64, sizeof(*list));
+
+                                        if (!more)
+                                                break;
+                                        list = more;
+                                        size = size * 2 + 64;
+                                }
                                 if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
                                         continue;
                                 if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
@@ -919,11 +947,11 @@ static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, pid_t *tgids, 
                                         supervisor_trace_orphan(s, tid, pids[i]);
                                         continue;
                                 }
-                                tids[n++] = tid;
-                                tgids[n - 1] = pids[i];
+                                list[n++] = (struct kicked){tid, pids[i]};
                         }
                 }
         }
+        *ret = TAKE_PTR(list);
         return n;
 }
 
@@ -933,13 +961,13 @@ static size_t kick_waiters(struct tns_supervisor *s, pid_t *tids, pid_t *tgids, 
  * cannot be let go yet (PTRACE_DETACH needs a stop): it is waited for as
  * a released trace (supervisor-exec.c), detached at its stop or reaped,
  * never left traced. */
-static void release_waiters(struct tns_supervisor *s, const pid_t *tids, const pid_t *tgids, size_t n) {
+static void release_waiters(struct tns_supervisor *s, const struct kicked *k, size_t n) {
         unsigned budget = 1000; /* ms */
 
         for (size_t i = 0; i < n; i++)
                 for (;;) {
                         int status, sig = 0;
-                        pid_t r = waitpid(tids[i], &status, __WALL | WNOHANG);
+                        pid_t r = waitpid(k[i].tid, &status, __WALL | WNOHANG);
 
                         if (r < 0)
                                 break;
@@ -950,8 +978,8 @@ static void release_waiters(struct tns_supervisor *s, const pid_t *tids, const p
                         }
                         if (r > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED)
                                 break;
-                        if (r == 0 || ptrace(PTRACE_DETACH, tids[i], 0, sig) < 0)
-                                supervisor_trace_orphan(s, tids[i], tgids[i]);
+                        if (r == 0 || ptrace(PTRACE_DETACH, k[i].tid, 0, sig) < 0)
+                                supervisor_trace_orphan(s, k[i].tid, k[i].tgid);
                         break;
                 }
 }
@@ -963,8 +991,8 @@ static unsigned resend_lost(struct tns_supervisor *s) {
                 uint64_t id;
         } lost[1024];
         unsigned n = 0;
-        pid_t tids[4096], tgids[4096];
-        size_t n_tids;
+        _cleanup_free_ struct kicked *kicked = NULL;
+        size_t n_kicked;
 
         for (struct listener *l = s->listeners; l; l = l->next) {
                 uint64_t last;
@@ -985,10 +1013,10 @@ static unsigned resend_lost(struct tns_supervisor *s) {
         }
         if (n == 0)
                 return 0;
-        n_tids = kick_waiters(s, tids, tgids, ELEMENTSOF(tids));
+        n_kicked = kick_waiters(s, &kicked);
         for (unsigned i = 0; i < n; i++)
                 respond(lost[i].l, lost[i].id, -ERESTARTNOINTR);
-        release_waiters(s, tids, tgids, n_tids);
+        release_waiters(s, kicked, n_kicked);
         return n;
 }
 
