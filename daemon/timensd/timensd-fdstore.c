@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "state.h"
@@ -57,13 +56,6 @@
 
 static uint64_t state_gap(const struct manager *m) {
         return m->state_gap_usec > STATE_FLUSH_USEC ? m->state_gap_usec : STATE_FLUSH_USEC;
-}
-
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
 struct state_header {
@@ -142,7 +134,7 @@ static int save_record(struct manager *m) {
         _cleanup_free_ char *text = NULL;
         struct state_header h = {.magic = STATE_MAGIC};
         uint64_t len, off, end;
-        uint64_t start = monotonic_usec(), took;
+        uint64_t start = manager_now_usec(), took;
         int fd, r;
 
         fd = state_memfd(m);
@@ -167,7 +159,7 @@ static int save_record(struct manager *m) {
         /* The gap: the record's own cost (the fds pushed below cost the
          * same however saves batch them), from now, not from the loop's
          * wake-up, which a long dispatch leaves far behind. */
-        m->state_saved_usec = monotonic_usec();
+        m->state_saved_usec = manager_now_usec();
         took = m->state_saved_usec - start;
         m->state_gap_usec = took < STATE_GAP_MAX_USEC / STATE_GAP_FACTOR ? took * STATE_GAP_FACTOR : STATE_GAP_MAX_USEC;
         /* What lies past the valid copy is no one's any more. */
@@ -191,7 +183,7 @@ int fdstore_save(struct manager *m) {
                 /* Failed (logged): tried again in a gap, not at every
                  * change; the replies go all the same, the error is
                  * ours. */
-                m->state_saved_usec = monotonic_usec();
+                m->state_saved_usec = manager_now_usec();
                 m->state_stale = true;
                 (void) arm_flush(m, m->state_saved_usec + state_gap(m));
         }

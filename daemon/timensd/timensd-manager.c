@@ -22,10 +22,10 @@ static void on_namespace_gone(struct tns_registry *r, uint64_t id, const char *n
         manager_namespace_gone(m, id);
 }
 
-static uint64_t now_usec(void) {
+uint64_t manager_now_usec(void) {
         struct timespec ts;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
@@ -44,7 +44,7 @@ int manager_new(sd_event *event, const struct tns_logger *log, struct manager **
         m->max_connections = TIMENSD_DEFAULT_MAX_CONNECTIONS;
         m->idle_timeout_usec = TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC * UINT64_C(1000000);
         m->generation = 1;
-        m->start_usec = now_usec();
+        m->start_usec = manager_now_usec();
         m->group_name = strdup(TIMENSD_DEFAULT_GROUP);
         if (!m->group_name)
                 return -ENOMEM;

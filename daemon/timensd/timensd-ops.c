@@ -428,15 +428,12 @@ static int op_import(struct op_ctx *x) {
 
 static int op_stats(struct op_ctx *x) {
         struct tns_stats_view st = {.server = x->m->stats};
-        struct timespec now;
 
         /* The path images read through, as proven (a stats right after a
          * start waits for the proof's last milliseconds). */
         tns_supervisor_settle_vdso(x->m->supervisor);
         st.sup = *tns_supervisor_get_stats(x->m->supervisor);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        st.server.uptime_ns =
-                ((uint64_t) now.tv_sec * 1000000 + (uint64_t) now.tv_nsec / 1000 - x->m->start_usec) * 1000;
+        st.server.uptime_ns = (manager_now_usec() - x->m->start_usec) * 1000;
         return tns_stats_to_json(&st, &x->result) < 0 ? fail(x, TNS_ERR_INTERNAL, "out of memory") : 0;
 }
 

@@ -148,6 +148,9 @@ struct manager {
 
 /* timensd-manager.c */
 int manager_new(sd_event *event, const struct tns_logger *log, struct manager **ret);
+/* CLOCK_MONOTONIC now, in µs: the daemon's one reading of it outside the
+ * loop's own (sd_event_now() is the time the loop woke). */
+uint64_t manager_now_usec(void);
 struct manager *manager_free(struct manager *m);
 void manager_reload(struct manager *m);
 /* The socket passed under one of kind's names (checked: a listening Unix

@@ -390,6 +390,18 @@ static int64_t serve_compat(const struct seccomp_notif *req) {
         return -TNS_COMPAT_ERRNO;
 }
 
+/* The plain reads: the calls a receive thread answers outside the lock
+ * (supervisor-threads.c), and the ones a kernel vDSO's fallback makes. */
+static const enum tns_sys read_ids[TNS_PLAIN_READS] = {TNS_SYS_CLOCK_GETTIME, TNS_SYS_GETTIMEOFDAY, TNS_SYS_TIME};
+
+/* id's index in read_ids (and struct listener's latency_unlocked), or -1. */
+static int read_index(enum tns_sys id) {
+        for (int i = 0; i < TNS_PLAIN_READS; i++)
+                if (read_ids[i] == id)
+                        return i;
+        return -1;
+}
+
 /* What tns_emulate() needs of the engine for a caller in ns: its
  * offsets (with its kernel namespace's, koff), rate and time zone. */
 static void emu_state(struct listener *l, pid_t pid, struct tns_ns *ns, struct tns_emu_state *st,
@@ -440,8 +452,7 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
                 return supervisor_sysinfo(l, req, ns); /* supervisor-procfs.c */
         if (d->id == TNS_SYS_SETNS)
                 return supervisor_setns(l, req, ns); /* supervisor-kns.c */
-        if ((d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME) &&
-            supervisor_is_vdso_fallback(l, req)) {
+        if (read_index(d->id) >= 0 && supervisor_is_vdso_fallback(l, req)) {
                 l->s->stats.vdso_fallbacks++;
                 return TNS_REPLY_CONTINUE;
         }
@@ -475,13 +486,6 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         r = write_results(c, &res);
         return r < 0 ? r : res.ret;
 }
-
-/* The index of a plain read in struct listener's latency_unlocked. */
-static int read_index(enum tns_sys id) {
-        return id == TNS_SYS_CLOCK_GETTIME ? 0 : id == TNS_SYS_GETTIMEOFDAY ? 1 : 2;
-}
-
-static const enum tns_sys read_ids[TNS_PLAIN_READS] = {TNS_SYS_CLOCK_GETTIME, TNS_SYS_GETTIMEOFDAY, TNS_SYS_TIME};
 
 static unsigned latency_bucket(uint64_t ns) {
         uint64_t us = ns / 1000;
@@ -633,13 +637,21 @@ static void note_newest(struct listener *l, uint64_t id) {
                 l->newest_received = id;
 }
 
-void supervisor_note_received(struct listener *l, uint64_t id) {
-        struct tns_supervisor *s = l->s;
+/* The in-flight page's last id of l, stored as it is: under the lock, or
+ * by a receive thread that ends a call without it, which is the only one
+ * to write l's entry meanwhile (it has no call handed to the loop, and
+ * only it receives for l). The page is set before the threads start and
+ * taken away after they stop. */
+static void store_last_id(struct listener *l, uint64_t id) {
+        struct tns_inflight *p = __atomic_load_n(&l->s->inflight, __ATOMIC_ACQUIRE);
 
+        if (p && l->id_slot >= 0)
+                __atomic_store_n(&p->ids[l->id_slot].last_id, id, __ATOMIC_RELEASE);
+}
+
+void supervisor_note_received(struct listener *l, uint64_t id) {
         note_newest(l, id);
-        if (s->inflight && l->id_slot >= 0)
-                __atomic_store_n(&s->inflight->ids[l->id_slot].last_id,
-                                 l->n_deferred ? l->oldest_deferred - 1 : l->newest_received, __ATOMIC_RELEASE);
+        store_last_id(l, l->n_deferred ? l->oldest_deferred - 1 : l->newest_received);
 }
 
 /* Plain clock reads, the marker call that ends an exec's injection
@@ -659,8 +671,7 @@ bool supervisor_off_loop(const struct listener *l, const struct seccomp_notif *r
         d = tns_syscall_by_nr(req->data.nr);
         if (d && d->id == TNS_SYS_SYSINFO)
                 return req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER && !l->s->vdso_probe;
-        return d && (d->id == TNS_SYS_ARCH_PRCTL || d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY ||
-                     d->id == TNS_SYS_TIME);
+        return d && (d->id == TNS_SYS_ARCH_PRCTL || read_index(d->id) >= 0);
 }
 
 /* serve() with the counts, under the lock. */
@@ -705,19 +716,7 @@ void supervisor_serve_received(struct listener *l) {
 bool supervisor_plain_read(const struct seccomp_notif *req) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
 
-        return req->data.arch == AUDIT_ARCH_X86_64 && d &&
-               (d->id == TNS_SYS_CLOCK_GETTIME || d->id == TNS_SYS_GETTIMEOFDAY || d->id == TNS_SYS_TIME);
-}
-
-/* The in-flight page's last id of l, stored as it is: the thread that
- * calls this is the only one to write l's entry meanwhile (it has no call
- * handed to the loop, and only it receives for l). The page is set before
- * the threads start and taken away after they stop. */
-static void store_last_id(struct listener *l, uint64_t id) {
-        struct tns_inflight *p = __atomic_load_n(&l->s->inflight, __ATOMIC_ACQUIRE);
-
-        if (p && l->id_slot >= 0)
-                __atomic_store_n(&p->ids[l->id_slot].last_id, id, __ATOMIC_RELEASE);
+        return req->data.arch == AUDIT_ARCH_X86_64 && d && read_index(d->id) >= 0;
 }
 
 void supervisor_read_begin(struct listener *l, const struct seccomp_notif *req, struct tns_read *rd) {

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bare-filter.h"
 #include "filter.h"
 #include "util.h"
 
@@ -197,21 +198,11 @@ static void *bare_serve(void *userdata) {
 /* One bare "namespace": this process carries the filter too (it never
  * makes the call), its thread serves, its workers call. */
 static int bare_ns(const char *dir, unsigned procs, unsigned hz, unsigned seconds) {
-        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-        int fd = -1, r, status, failed = 0;
+        int fd = bench_install_bare_filter(), r, status, failed = 0;
         pthread_t t;
 
-        if (!ctx)
-                return -ENOMEM;
-        /* seccomp_load() asks for a listener itself with a NOTIFY rule. */
-        r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clock_gettime), 0);
-        if (r >= 0)
-                r = seccomp_load(ctx);
-        if (r >= 0)
-                r = fd = seccomp_notify_fd(ctx);
-        seccomp_release(ctx);
-        if (r < 0)
-                return r;
+        if (fd < 0)
+                return fd;
         (void) tns_listener_set_sync_wakeup(fd);
         for (unsigned i = 0; i < procs; i++) {
                 pid_t pid = fork();

@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bare-filter.h"
 #include "bench.h"
 #include "fd-pass.h"
 #include "filter.h"
@@ -134,28 +135,11 @@ static void measure(const struct options *o) {
         fflush(stdout);
 }
 
-/* seccomp_load() adds SECCOMP_FILTER_FLAG_NEW_LISTENER itself when the
- * filter has a NOTIFY rule (libseccomp >= 2.5) and sets no_new_privs. */
-static int install_filter(void) {
-        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-        int r;
-
-        if (!ctx)
-                return -ENOMEM;
-        r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clock_gettime), 0);
-        if (r >= 0)
-                r = seccomp_load(ctx);
-        if (r >= 0)
-                r = seccomp_notify_fd(ctx);
-        seccomp_release(ctx);
-        return r;
-}
-
 static _Noreturn void child(int sock, const struct options *o, const struct tns_filter *f) {
         char go;
         int fd;
 
-        fd = o->timens_filter ? tns_filter_install(f) : install_filter();
+        fd = o->timens_filter ? tns_filter_install(f) : bench_install_bare_filter();
         if (fd < 0) {
                 fprintf(stderr, "bench-unotify: Failed to install the filter: %s\n", strerror(-fd));
                 _exit(EXIT_FAILURE);
