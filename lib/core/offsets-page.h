@@ -71,6 +71,37 @@ struct tns_clock_rate {
         uint64_t run_mult;
 };
 
+/* A rated class's map prepared for readers by the writer
+ * (tns_rate_fast_prepare(), lib/core/rate.h), so that the reading a
+ * reader makes after its counter read is two independent 64-bit
+ * multiplies and shifts, and what depends on the base time's seconds
+ * alone is one more multiply, with no division and no 128-bit product:
+ * the reader's cost of a rate (issue 18). With the anchor's host time
+ * split at its whole second, anchor_host = sec0 * 1e9 + r, and mult =
+ * mh * 2^32 + ml, for d = sec - sec0 and x = d * mult (below 2^63, by
+ * d_max), the map
+ *   anchor_ns + floor(mult * (sec * 1e9 + ns - anchor_host) / 2^32)
+ * is exactly
+ *   (bs + x / 2^32) * 1e9 + bn + mh * ns
+ *     + floor(((x mod 2^32) * 1e9 + ml * ns + cl) / 2^32)
+ * where cl and the part folded into bs.bn are -mult * r split at bit
+ * 32 (floor). stamp is TNS_RATE_FAST_STAMP | the page's sequence as
+ * the write that prepared it left it: anything else — a page of an older
+ * writer, which leaves fast[] as it found it, a map out of the form's
+ * range (0) — and readers apply rates[] (tns_rate_apply_split). */
+#define TNS_RATE_FAST_STAMP (UINT64_C(0x74736146) << 32) /* "Fast" */
+
+struct tns_rate_fast {
+        uint64_t stamp;
+        uint64_t sec0;
+        uint64_t d_max;
+        uint64_t mult;
+        int64_t bs;
+        uint64_t bn;
+        uint64_t cl;
+        uint64_t reserved;
+};
+
 struct tns_offsets_page {
         uint64_t magic; /* TNS_PAGE_MAGIC */
         uint32_t version; /* TNS_PAGE_VERSION */
@@ -79,8 +110,11 @@ struct tns_offsets_page {
         uint64_t ns_id; /* the namespace's id, for /proc/PID/maps readers and debugging */
         struct tns_clock_map clocks[TNS_PAGE_MAX_CLOCKS]; /* indexed by enum tns_clock_class */
         struct tns_clock_rate rates[TNS_PAGE_MAX_CLOCKS]; /* the same, when TNS_PAGE_F_RATED */
+        uint8_t pad[32]; /* fast[] on cache lines of its own */
+        struct tns_rate_fast fast[TNS_PAGE_MAX_CLOCKS]; /* rates[] prepared for readers */
         uint8_t reserved[TNS_PAGE_SIZE - 32 - TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_clock_map) -
-                         TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_clock_rate)];
+                         TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_clock_rate) - 32 -
+                         TNS_PAGE_MAX_CLOCKS * sizeof(struct tns_rate_fast)];
 };
 
 _Static_assert(sizeof(struct tns_clock_map) == 32, "clock map is 32 bytes");
@@ -89,6 +123,8 @@ _Static_assert(sizeof(struct tns_offsets_page) == TNS_PAGE_SIZE, "offsets page i
 _Static_assert(__builtin_offsetof(struct tns_offsets_page, seq) == 12, "seq at 12");
 _Static_assert(__builtin_offsetof(struct tns_offsets_page, clocks) == 32, "clocks at 32");
 _Static_assert(__builtin_offsetof(struct tns_offsets_page, rates) == 288, "rates at 288");
+_Static_assert(sizeof(struct tns_rate_fast) == 64, "a prepared rate is one cache line");
+_Static_assert(__builtin_offsetof(struct tns_offsets_page, fast) == 576, "fast at 576");
 
 /* A rated clock's reading for a host reading: one 64x64->128 multiply
  * and a shift. The result saturates at the int64 ends (a clock run fast
@@ -154,6 +190,44 @@ static inline int tns_rate_apply_split(uint64_t mult, int64_t anchor_host, int64
                 }
         }
         *ret_sec = bs;
+        *ret_nsec = (int64_t) n;
+        return 1;
+}
+
+/* The rated clock at the host time sec.ns from a prepared map (struct
+ * tns_rate_fast, read by the caller under the page's sequence seq): false
+ * (nothing written) where the form does not hold — another stamp, sec before the
+ * anchor's second or d_max seconds past it, ns from 2^31 on (a reader
+ * held seconds between its loads) — and the caller uses
+ * tns_rate_apply_split(). Equal to tns_rate_apply() wherever true
+ * (tests/unit/test-rate.c, fuzz-faketime). Ranges: (x mod 2^32) * 1e9 <
+ * 2^62, ml * ns < 2^63, cl < 2^32, so their sum fits 64 bits; mh * ns <
+ * 2^51; the seconds stay within 2^32 + 2^31 + 2^21 of 0 (bs is bounded
+ * by the writer), far from the int64 nanoseconds' ends (9.2e9 s). */
+static inline int tns_rate_fast_apply(const struct tns_rate_fast *f, uint32_t seq, uint64_t sec, uint64_t ns,
+                                      int64_t *ret_sec, int64_t *ret_nsec) {
+        const uint64_t nsec_per_sec = 1000000000;
+        uint64_t d = sec - f->sec0, x, n;
+        int64_t s;
+
+        if (__builtin_expect(f->stamp != (TNS_RATE_FAST_STAMP | seq) || d > f->d_max || ns > INT32_MAX, 0))
+                return 0;
+        x = d * f->mult;
+        s = f->bs + (int64_t) (x >> TNS_RATE_SHIFT);
+        n = f->bn + ns * (f->mult >> TNS_RATE_SHIFT) +
+            (((x & 0xffffffff) * nsec_per_sec + ns * (f->mult & 0xffffffff) + f->cl) >> TNS_RATE_SHIFT);
+        if (__builtin_expect(n >= nsec_per_sec, 0)) {
+                if (n < 4 * nsec_per_sec) {
+                        do {
+                                n -= nsec_per_sec;
+                                s++;
+                        } while (n >= nsec_per_sec);
+                } else {
+                        s += (int64_t) (n / nsec_per_sec);
+                        n %= nsec_per_sec;
+                }
+        }
+        *ret_sec = s;
         *ret_nsec = (int64_t) n;
         return 1;
 }

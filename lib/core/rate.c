@@ -115,3 +115,34 @@ void tns_rate_map_reanchor(struct tns_rate_map *m, int64_t host, uint64_t mult) 
         m->anchor_host = host;
         m->mult = mult;
 }
+
+bool tns_rate_fast_prepare(uint64_t mult, int64_t anchor_host, int64_t anchor_ns, struct tns_rate_fast *ret) {
+        const int64_t nsec_per_sec = 1000000000;
+        const __int128 bound = (__int128) 1 << 32;
+        int64_t sec0 = anchor_host / nsec_per_sec, r = anchor_host % nsec_per_sec;
+        __int128 c, ch, b, bs;
+
+        *ret = (struct tns_rate_fast){};
+        if (r < 0) {
+                r += nsec_per_sec;
+                sec0--;
+        }
+        /* -mult * r split at bit 32, floor: cl in [0, 2^32), ch into bs.bn. */
+        c = -(__int128) mult * r;
+        ch = c >> TNS_RATE_SHIFT;
+        b = (__int128) anchor_ns + ch;
+        bs = b / nsec_per_sec;
+        if (b % nsec_per_sec < 0)
+                bs--;
+        /* Beyond it, a reading's seconds could near the int64
+         * nanoseconds' ends, where tns_rate_apply() saturates. */
+        if (bs > bound || bs < -bound)
+                return false;
+        ret->sec0 = (uint64_t) sec0;
+        ret->d_max = mult ? (uint64_t) INT64_MAX / mult : UINT64_MAX;
+        ret->mult = mult;
+        ret->bs = (int64_t) bs;
+        ret->bn = (uint64_t) (b - bs * nsec_per_sec);
+        ret->cl = (uint64_t) (c - ch * ((__int128) 1 << TNS_RATE_SHIFT));
+        return true;
+}

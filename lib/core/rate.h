@@ -55,3 +55,9 @@ int64_t tns_rate_duration_to_host(uint64_t mult, int64_t ns);
  * reads the same at `host` and runs on at the new rate, so a live change
  * never moves it back. */
 void tns_rate_map_reanchor(struct tns_rate_map *m, int64_t host, uint64_t mult);
+
+/* The map of a class prepared for the vDSO's readers (struct
+ * tns_rate_fast, lib/core/offsets-page.h), all but the stamp, which the
+ * writer sets: false (all zero) where its form cannot hold (an anchor
+ * whose split seconds would leave ±2^32). */
+bool tns_rate_fast_prepare(uint64_t mult, int64_t anchor_host, int64_t anchor_ns, struct tns_rate_fast *ret);

@@ -161,6 +161,22 @@ uint64_t tns_ns_run_mult(const struct tns_ns *ns, enum tns_clock_class c) {
         return root->rated && root->run_mult[c] ? root->run_mult[c] : TNS_RATE_ONE;
 }
 
+/* rates[c] prepared for the vDSO (tns_rate_fast_prepare), under the
+ * caller's write of the page's sequence, stamped with the sequence that
+ * write leaves (seq, even): field by field, as readers load them. */
+static void publish_fast(struct tns_rate_fast *f, const struct tns_rate_map *m, uint32_t seq) {
+        struct tns_rate_fast v;
+        bool ok = tns_rate_fast_prepare(m->mult, m->anchor_host, m->anchor_ns, &v);
+
+        __atomic_store_n(&f->stamp, ok ? TNS_RATE_FAST_STAMP | seq : 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->sec0, v.sec0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->d_max, v.d_max, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->mult, v.mult, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->bs, v.bs, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->bn, v.bn, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->cl, v.cl, __ATOMIC_RELAXED);
+}
+
 static void publish(struct tns_ns *ns) {
         int64_t v[TNS_CLASS_MAX];
         const struct tns_ns *root = tns_ns_root(ns);
@@ -185,6 +201,7 @@ static void publish(struct tns_ns *ns) {
                 __atomic_store_n(&ns->page->rates[c].anchor_host, m.anchor_host, __ATOMIC_RELAXED);
                 __atomic_store_n(&ns->page->rates[c].anchor_ns, m.anchor_ns, __ATOMIC_RELAXED);
                 __atomic_store_n(&ns->page->rates[c].run_mult, root->rated ? root->run_mult[c] : 0, __ATOMIC_RELAXED);
+                publish_fast(&ns->page->fast[c], &m, ns->seq + 1);
         }
         __atomic_store_n(&ns->page->flags, flags, __ATOMIC_RELAXED);
         tns_page_write_end(ns->page, &ns->seq);

@@ -105,6 +105,59 @@ assert_hammer() {
         [[ $output =~ changes\ ([0-9]+) ]] && ((BASH_REMATCH[1] > 0)) || fail "no set was seen during the run: $output"
 }
 
+# A rated namespace (issue 18): the image reads the rate's map as timensd
+# prepared it for readers (struct tns_rate_fast), and must agree with the
+# syscalls, whose answer is the map itself (tns_rate_apply). The hammer
+# times itself in CPU time: the namespace's clocks run at the rate here.
+@test "at a rate (x2, 1/3, x1440, frozen), with sub-second offsets: every clock through the vDSO lies between two raw syscalls" {
+        requires_root
+        start_daemon
+        hammer_at() {
+                run -0 tns run "$@" -- "$HAMMER" 1 --cpu
+                assert_hammer "$output"
+        }
+        hammer_at --rate 2
+        hammer_at --rate 1/3 --realtime -0.999999999 --monotonic 0.5
+        hammer_at --rate 1440 --boottime 86400.000000001
+        hammer_at --freeze --realtime 2030-01-01T00:00:00.123456789Z
+        hammer_at --faketime "@2031-02-03 04:05:06 x0.5"
+}
+
+@test "across live changes of rate, freeze and unfreeze, and clock_settime inside: 0 wrong values" {
+        requires_root
+        requires_user_ns
+        local i sets=0 out before after
+        start_daemon
+        out="$DAEMON_DIR/hammer.out"
+        before=$(host_ns realtime)
+        # shellcheck disable=SC2016 # expanded by that sh, from its arguments
+        bg sh -c '"$0" run --name rated --rate 2 --realtime +1d --monotonic 0.3 -- unshare -U -r "$1" 4 --settime --cpu >"$2" 2>&1' \
+                "$TIMENSCTL" "$HAMMER" "$out"
+        for ((i = 0; i < 100; i++)); do
+                tns list 2>/dev/null | grep -q rated && break
+                sleep 0.05
+        done
+        for ((i = 1; i <= 30; i++)); do
+                case $((i % 5)) in
+                0) tns set rated --freeze ;;
+                1) tns set rated --unfreeze ;;
+                2) tns set rated --rate "$i" ;;
+                3) tns set rated --rate "1/$i" --monotonic "+${i}s ${i}ns" ;;
+                4) tns set rated --rate 1 --realtime "+${i}h 999999999ns" ;;
+                esac >/dev/null 2>&1 || break
+                sets=$((sets + 1))
+                sleep 0.02
+        done
+        ((sets >= 3)) || fail "only $sets changes while vdso-hammer ran"
+        wait_for_exit "${BG_PIDS[0]}" 60
+        after=$(host_ns realtime)
+        run cat "$out"
+        assert_hammer "$output"
+        [[ $output =~ changes\ ([0-9]+) ]] && ((BASH_REMATCH[1] > 0)) || fail "no change was seen during the run: $output"
+        [[ $output =~ settimes\ ([0-9]+) ]] && ((BASH_REMATCH[1] > 10)) || fail "clock_settime did not run: $output"
+        ((after - before < 600 * NSEC_PER_SEC && after >= before)) || fail "the host clock moved"
+}
+
 # timensctl run gives each command a kernel time namespace of its own
 # (selftests.bats): the image then passes by that namespace's page to the
 # kernel's data, and adds that namespace's offsets, as the kernel's own

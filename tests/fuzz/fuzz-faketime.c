@@ -75,6 +75,24 @@ static void check_map(const uint8_t *data, size_t size) {
                                              (int64_t) (sec * UINT64_C(1000000000) + ns)));
                 }
         }
+        /* The vDSO's prepared form too (ns below 2^31, sec from the
+         * anchor's second on: where it answers). */
+        {
+                uint64_t ns = (uint64_t) v[3] & INT32_MAX, sec;
+                struct tns_rate_fast f;
+                int64_t s = 0, n = 0;
+
+                if (tns_rate_fast_prepare(m.mult, m.anchor_host, m.anchor_ns, &f)) {
+                        sec = f.sec0 + (((uint64_t) v[3] >> 31) & ((UINT64_C(1) << 32) - 1));
+                        f.stamp = TNS_RATE_FAST_STAMP | 2;
+                        if (sec < (UINT64_C(1) << 33) && tns_rate_fast_apply(&f, 2, sec, ns, &s, &n)) {
+                                CHECK(n >= 0 && n < 1000000000);
+                                CHECK((__int128) s * 1000000000 + n ==
+                                      tns_rate_apply(m.mult, m.anchor_host, m.anchor_ns,
+                                                     (int64_t) (sec * UINT64_C(1000000000) + ns)));
+                        }
+                }
+        }
         /* The inverse lands at or past the value, and not a nanosecond
          * late, where nothing saturates. */
         if (m.mult >= TNS_RATE_MULT_MIN) {

@@ -2,7 +2,11 @@
 /* vdso-hammer: every shifted clock through the vDSO against the raw
  * syscall, for tests/bats/vdso-direct.bats.
  *
- *   vdso-hammer SECONDS [--settime]
+ *   vdso-hammer SECONDS [--settime] [--cpu]
+ *
+ * SECONDS of CLOCK_MONOTONIC_RAW, the namespace's; with --cpu, of the
+ * process's CPU time, which no namespace shifts: for a namespace whose
+ * clocks run at a rate or stand frozen (issue 18).
  *
  * For SECONDS, in a loop over CLOCK_REALTIME, MONOTONIC, MONOTONIC_RAW,
  * REALTIME_COARSE, MONOTONIC_COARSE, BOOTTIME, TAI, time() and
@@ -148,17 +152,25 @@ int main(int argc, char *argv[]) {
         uint64_t checked = 0, skipped = 0, wrong = 0, changes = 0;
         const _Atomic uint32_t *seq = page_seq();
         struct timespec start, now;
-        bool settime = argc == 3 && strcmp(argv[2], "--settime") == 0;
+        bool settime = false, bad = argc < 2;
+        clockid_t timer = CLOCK_MONOTONIC_RAW;
         pthread_t t;
-        long seconds;
+        long seconds = 0;
 
-        if (argc < 2 || argc > 3 || (argc == 3 && !settime) || (seconds = atol(argv[1])) <= 0) {
-                fprintf(stderr, "Usage: %s SECONDS [--settime]\n", argv[0]);
+        for (int i = 2; i < argc; i++)
+                if (strcmp(argv[i], "--settime") == 0)
+                        settime = true;
+                else if (strcmp(argv[i], "--cpu") == 0)
+                        timer = CLOCK_PROCESS_CPUTIME_ID;
+                else
+                        bad = true;
+        if (bad || (seconds = atol(argv[1])) <= 0) {
+                fprintf(stderr, "Usage: %s SECONDS [--settime] [--cpu]\n", argv[0]);
                 return 2;
         }
         if (settime && pthread_create(&t, NULL, settime_loop, NULL) != 0)
                 return 2;
-        clock_gettime(CLOCK_MONOTONIC_RAW, &start);
+        clock_gettime(timer, &start);
         do {
                 for (unsigned k = 0; k < N_KINDS; k++) {
                         uint32_t s0 = atomic_load(seq), s1;
@@ -175,7 +187,7 @@ int main(int argc, char *argv[]) {
                         if (!ok && wrong++ < 10)
                                 fprintf(stderr, "vdso-hammer: wrong: %s\n", msg);
                 }
-                clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+                clock_gettime(timer, &now);
         } while (now.tv_sec - start.tv_sec < seconds);
         if (settime) {
                 atomic_store(&stop, true);

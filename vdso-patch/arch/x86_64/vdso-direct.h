@@ -143,6 +143,21 @@ static DIRECT_INLINE void direct_rate_load(const struct tns_offsets_page *p, enu
         ret->anchor_ns = __atomic_load_n(&p->rates[c].anchor_ns, __ATOMIC_RELAXED);
 }
 
+/* The class's prepared map (struct tns_rate_fast), for the straight
+ * paths: field by field, under the page's sequence. */
+static DIRECT_INLINE void direct_fast_load(const struct tns_offsets_page *p, enum tns_clock_class c,
+                                           struct tns_rate_fast *ret) {
+        const struct tns_rate_fast *f = &p->fast[c];
+
+        ret->stamp = __atomic_load_n(&f->stamp, __ATOMIC_RELAXED);
+        ret->sec0 = __atomic_load_n(&f->sec0, __ATOMIC_RELAXED);
+        ret->d_max = __atomic_load_n(&f->d_max, __ATOMIC_RELAXED);
+        ret->mult = __atomic_load_n(&f->mult, __ATOMIC_RELAXED);
+        ret->bs = __atomic_load_n(&f->bs, __ATOMIC_RELAXED);
+        ret->bn = __atomic_load_n(&f->bn, __ATOMIC_RELAXED);
+        ret->cl = __atomic_load_n(&f->cl, __ATOMIC_RELAXED);
+}
+
 /* The rated clock at the host time sec.ns (ns possibly above 1e9). */
 static DIRECT_INLINE void direct_store_rated(struct vdso_timespec *ts, uint64_t sec, uint64_t ns,
                                              const struct rated *r) {
@@ -215,13 +230,14 @@ static DIRECT_INLINE const struct tns_kvdso_clock *direct_hres_clock(int clock) 
  * the kernel's own read loads there: the sequence and the mode; the
  * offsets page after it, alongside the conversion. */
 static DIRECT_INLINE bool direct_hres_fast_at(const struct tns_kvdso_clock *vc, const struct tns_kvdso_clock *kns,
-                                             int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+                                              int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
         const struct tns_offsets_page *p = &tns_offsets_page;
         const int32_t mode = (int32_t) __atomic_load_n(&tns_params_page.direct_mode, __ATOMIC_RELAXED);
         uint32_t seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE), oseq;
         uint64_t cycles, sec, ns;
         struct split off = {};
-        struct rated rm = {};
+        struct tns_rate_fast rf;
+        int64_t rs, rn;
         bool rated;
 
         if (unlikely((seq & 1) || __atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != mode) ||
@@ -234,7 +250,7 @@ static DIRECT_INLINE bool direct_hres_fast_at(const struct tns_kvdso_clock *vc, 
                 return false;
         sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
         if (unlikely(rated))
-                direct_rate_load(p, c, &rm);
+                direct_fast_load(p, c, &rf);
         else {
                 off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
                 off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
@@ -245,10 +261,15 @@ static DIRECT_INLINE bool direct_hres_fast_at(const struct tns_kvdso_clock *vc, 
                 return false;
         if (kns) /* a constant NULL on the straight path: compiled out */
                 direct_timens_offset(kns, clock, &sec, &ns);
-        if (unlikely(rated))
-                direct_store_rated(ts, sec, ns, &rm);
-        else
-                direct_store(ts, sec, ns, off);
+        if (unlikely(rated)) {
+                /* Out of the prepared form's range: direct_hres(). */
+                if (unlikely(!tns_rate_fast_apply(&rf, oseq, sec, ns, &rs, &rn)))
+                        return false;
+                ts->tv_sec = (long) rs;
+                ts->tv_nsec = (long) rn;
+                return true;
+        }
+        direct_store(ts, sec, ns, off);
         return true;
 }
 
@@ -378,13 +399,21 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
 
 /* The straight path: true if it read a consistent value, false if the
  * caller must take direct_coarse() (a writer in progress, a page to
- * check) — as a tail call, so that nothing is saved here. */
-static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+ * check) — as a tail call, so that nothing is saved here. with_rate is a
+ * constant: false, a rated page is declined and its code compiled out,
+ * so that the inline read of a namespace without a rate keeps to the
+ * registers a call may clobber; true, the rate's prepared map is applied
+ * (coarse_clock_gettime(), out of line). */
+static DIRECT_INLINE bool direct_coarse_at(int clock, enum tns_clock_class c, struct vdso_timespec *ts,
+                                           const bool with_rate) {
         const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE), *kns = NULL;
         const struct tns_offsets_page *p = &tns_offsets_page;
         uint32_t seq, oseq;
         uint64_t sec, ns;
-        struct split off;
+        struct split off = {};
+        struct tns_rate_fast rf;
+        int64_t rs, rn;
+        bool rated;
 
         /* A coarse read is a few loads: passing by a kernel time
          * namespace's page here (its clock_mode shares the sequence's
@@ -393,20 +422,37 @@ static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, 
                 return false;
         seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-        if (unlikely(direct_rated(p)))
-                return false; /* direct_coarse_slow() applies the rate */
+        rated = direct_rated(p);
+        if (!with_rate && unlikely(rated))
+                return false;
         sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
         ns = __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED);
-        off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
-        off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+        if (with_rate && unlikely(rated))
+                direct_fast_load(p, c, &rf);
+        else {
+                off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+                off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
+        }
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (unlikely(((seq | oseq) & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
                      __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
                 return false;
         if (unlikely(kns != NULL))
                 direct_timens_offset(kns, clock, &sec, &ns);
+        if (with_rate && unlikely(rated)) {
+                /* Out of the prepared form's range: direct_coarse_slow(). */
+                if (unlikely(!tns_rate_fast_apply(&rf, oseq, sec, ns, &rs, &rn)))
+                        return false;
+                ts->tv_sec = (long) rs;
+                ts->tv_nsec = (long) rn;
+                return true;
+        }
         direct_store(ts, sec, ns, off);
         return true;
+}
+
+static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        return direct_coarse_at(clock, c, ts, false);
 }
 
 /* With the loop: false when only the call-through can answer. */
@@ -454,7 +500,9 @@ static __attribute__((noinline)) bool direct_time_slow(long *ret) {
                 return true;
         }
 coarse:
-        if (!direct_coarse_slow(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))
+        /* The straight coarse read (a rate's prepared map), then its loop. */
+        if (!direct_coarse_at(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts, true) &&
+            !direct_coarse_slow(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))
                 return false;
         *ret = ts.tv_sec;
         return true;
