@@ -123,6 +123,9 @@ bool tns_rate_fast_prepare(uint64_t mult, int64_t anchor_host, int64_t anchor_ns
         __int128 c, ch, b, bs;
 
         *ret = (struct tns_rate_fast){};
+        /* The bounds below assume a rate the parsers let through. */
+        if (mult > TNS_RATE_MULT_MAX)
+                return false;
         if (r < 0) {
                 r += nsec_per_sec;
                 sec0--;

@@ -249,3 +249,58 @@ TEST(rate_set_and_fold) {
         EXPECT_TRUE(tns_ns_unref(child));
         EXPECT_TRUE(tns_ns_unref(ns));
 }
+
+/* Every write of a page prepares the rate maps for the vDSO (struct
+ * tns_rate_fast) and stamps them with the sequence it leaves, which the
+ * image compares (a stale stamp declines to rates[]): at creation, a
+ * rate, a freeze, an offset, in a child, across the sequence's wrap. And
+ * the prepared form of a page reads as its rate map. */
+static bool stamped(const struct tns_ns *ns) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (ns->page->fast[c].stamp != (TNS_RATE_FAST_STAMP | ns->page->seq))
+                        return false;
+        return true;
+}
+
+TEST(rate_maps_prepared_for_readers) {
+        int64_t off[TNS_CLASS_MAX] = {10 * NS, 20, -30};
+        struct tns_ns *ns, *kid;
+        struct timespec now;
+
+        ASSERT_EQ(tns_ns_new(9, "r", NULL, off, NULL, NULL, &ns), 0);
+        EXPECT_TRUE(stamped(ns));
+        ASSERT_EQ(tns_ns_new(10, NULL, ns, NULL, NULL, NULL, &kid), 0);
+        EXPECT_TRUE(stamped(kid));
+        ASSERT_EQ(tns_ns_set_rate(ns, 7, 2 * TNS_RATE_ONE, -1), 0);
+        EXPECT_TRUE(stamped(ns) && stamped(kid));
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                static const clockid_t host[TNS_CLASS_MAX] = {
+                        [TNS_CLASS_MONOTONIC] = CLOCK_MONOTONIC,
+                        [TNS_CLASS_BOOTTIME] = CLOCK_BOOTTIME,
+                        [TNS_CLASS_REALTIME] = CLOCK_REALTIME,
+                };
+                const struct tns_clock_rate *r = &kid->page->rates[c];
+                int64_t sec = 0, nsec = 0;
+
+                /* The class's host clock, later than its anchor. */
+                ASSERT_EQ(clock_gettime(host[c], &now), 0);
+
+                ASSERT_TRUE(tns_rate_fast_apply(&kid->page->fast[c], kid->page->seq, (uint64_t) now.tv_sec,
+                                                (uint64_t) now.tv_nsec, &sec, &nsec));
+                EXPECT_EQ(sec * NS + nsec,
+                          tns_rate_apply(r->mult, r->anchor_host, r->anchor_ns, now.tv_sec * NS + now.tv_nsec));
+                /* Another sequence's stamp: declined. */
+                EXPECT_TRUE(!tns_rate_fast_apply(&kid->page->fast[c], kid->page->seq + 2, (uint64_t) now.tv_sec,
+                                                 (uint64_t) now.tv_nsec, &sec, &nsec));
+        }
+        ASSERT_EQ(tns_ns_set_rate(ns, 7, 0, 1), 0); /* frozen */
+        EXPECT_TRUE(stamped(ns) && stamped(kid));
+        ASSERT_EQ(tns_ns_set_offset(kid, TNS_CLASS_REALTIME, 5), 0);
+        EXPECT_TRUE(stamped(kid));
+        ns->seq = 0xfffffffd;
+        ASSERT_EQ(tns_ns_set_rate(ns, 7, 3 * TNS_RATE_ONE, 0), 0);
+        EXPECT_TRUE(stamped(ns));
+        tns_ns_unref(kid);
+        tns_ns_unref(ns);
+}
+
