@@ -305,8 +305,14 @@ static int inflight_setup(struct manager *m) {
         if (!fresh) {
                 struct stat st;
 
-                /* One from an older timensd (another layout): a new one. */
-                if (fstat(fd, &st) < 0 || (size_t) st.st_size != TNS_INFLIGHT_SIZE) {
+                /* One from an older timensd without the receive
+                 * threads' slots: grown (the new pages read zero, no
+                 * slot). Of another layout: a new one. */
+                if (fstat(fd, &st) < 0)
+                        st.st_size = -1;
+                else if ((size_t) st.st_size == TNS_INFLIGHT_BASE_SIZE && ftruncate(fd, (off_t) TNS_INFLIGHT_SIZE) == 0)
+                        st.st_size = (off_t) TNS_INFLIGHT_SIZE;
+                if ((size_t) st.st_size != TNS_INFLIGHT_SIZE) {
                         unstore_fd(m, "inflight");
                         safe_close(fd);
                         fresh = true;
@@ -324,8 +330,10 @@ static int inflight_setup(struct manager *m) {
                 safe_close(fd);
                 return r;
         }
-        if (fresh || slot->magic != TNS_INFLIGHT_MAGIC)
+        if (fresh || slot->magic != TNS_INFLIGHT_MAGIC) {
                 *slot = (struct tns_inflight){.magic = TNS_INFLIGHT_MAGIC};
+                memset(tns_inflight_recvs(slot), 0, sizeof(struct tns_inflight_recvs));
+        }
         m->inflight_fd = fd;
         m->inflight = slot;
         if (fresh)
@@ -434,7 +442,7 @@ int fdstore_restore(struct manager *m) {
                                         rep.namespaces, rep.listeners, rep.members, rep.procfs, rep.dropped);
                                 if (tns_supervisor_resume_inflight(m->supervisor) > 0)
                                         tns_log(&m->log, LOG_INFO,
-                                                "Answered the call that was being served at the "
+                                                "Answered the calls that were being served at the "
                                                 "predecessor's end");
                         }
                 }

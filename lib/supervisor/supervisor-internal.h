@@ -57,7 +57,8 @@ struct listener {
         bool threaded;
         bool stop;
         bool answering; /* ends a plain read without the lock */
-        struct seccomp_notif *thread_req; /* the thread's receive buffer */
+        struct seccomp_notif *thread_req; /* the thread's copy of its call */
+        struct tns_inflight_recv *recv_slot; /* its receive buffer in the in-flight page; NULL: none */
         struct seccomp_notif_resp *thread_resp; /* and its answer's */
         /* Answers its thread sent outside the lock, not yet in the
          * stats (tns_supervisor_get_stats() adds them). */
@@ -284,6 +285,7 @@ struct tns_supervisor {
  * loop's thread. At most TNS_MAX_RECV_THREADS; listeners past that, or
  * when a thread cannot be made, are received by the loop (EPOLLIN). */
 #define TNS_MAX_RECV_THREADS 1024
+_Static_assert(TNS_MAX_RECV_THREADS <= TNS_INFLIGHT_RECVS, "a slot in the in-flight page for every receive thread");
 int supervisor_threads_init(struct tns_supervisor *s);
 void supervisor_threads_done(struct tns_supervisor *s);
 /* Starts l's thread once the loop runs (0), or says the loop must

@@ -197,16 +197,22 @@ static void *receive_thread(void *userdata) {
         struct listener *l = userdata;
         struct tns_supervisor *s = l->s;
         struct seccomp_notif *req = l->thread_req;
+        /* Received into the in-flight page where there is one
+         * (supervisor.h, struct tns_inflight_recv): a successor finds the
+         * call there until the next RECV replaces it. */
+        struct seccomp_notif *buf = l->recv_slot ? &l->recv_slot->req : req;
         bool logged = false;
 
         while (!__atomic_load_n(&l->stop, __ATOMIC_SEQ_CST)) {
                 int r = 0;
 
-                memset(req, 0, sizeof(*req));
+                memset(buf, 0, sizeof(*buf));
                 /* libseccomp says -ECANCELED for every failure: errno
                  * tells them apart. */
-                if (seccomp_notify_receive(l->fd, req) < 0)
+                if (seccomp_notify_receive(l->fd, buf) < 0)
                         r = -errno;
+                else if (buf != req)
+                        memcpy(req, buf, sizeof(*req));
                 if (r == -EINTR)
                         continue; /* woken to stop */
                 if (r == -ENOENT) {
@@ -259,6 +265,36 @@ static void *receive_thread(void *userdata) {
         return NULL;
 }
 
+/* A free slot of the in-flight page for l's thread to receive into, for
+ * its life; none without a page (no successor) or with every slot
+ * taken (a predecessor's left after tns_supervisor_resume_inflight()
+ * are freed there): it then receives into its own memory. A thread
+ * starts and stops with the engine's lock held and the page set. */
+static void recv_slot_take(struct listener *l) {
+        struct tns_inflight *p = l->s->inflight;
+        struct tns_inflight_recvs *rv;
+
+        l->recv_slot = NULL;
+        if (!p)
+                return;
+        rv = tns_inflight_recvs(p);
+        for (size_t i = 0; i < ELEMENTSOF(rv->slot); i++)
+                if (__atomic_load_n(&rv->slot[i].listener_plus1, __ATOMIC_RELAXED) == 0) {
+                        memset(&rv->slot[i].req, 0, sizeof(rv->slot[i].req));
+                        __atomic_store_n(&rv->slot[i].listener_plus1, l->serial + 1, __ATOMIC_RELEASE);
+                        l->recv_slot = &rv->slot[i];
+                        return;
+                }
+}
+
+static void recv_slot_release(struct listener *l) {
+        if (!l->recv_slot)
+                return;
+        __atomic_store_n(&l->recv_slot->listener_plus1, 0, __ATOMIC_RELEASE);
+        memset(&l->recv_slot->req, 0, sizeof(l->recv_slot->req));
+        l->recv_slot = NULL;
+}
+
 int supervisor_thread_start(struct listener *l) {
         struct tns_supervisor *s = l->s;
         pthread_attr_t attr;
@@ -272,6 +308,7 @@ int supervisor_thread_start(struct listener *l) {
         r = seccomp_notify_alloc(&l->thread_req, &l->thread_resp);
         if (r < 0)
                 return r;
+        recv_slot_take(l);
         /* Signals stay the loop's (its signalfd sources need them blocked
          * everywhere), but for the one that interrupts RECV. */
         sigfillset(&mask);
@@ -285,6 +322,7 @@ int supervisor_thread_start(struct listener *l) {
                 r = -pthread_create(&l->thread, &attr, receive_thread, l);
         (void) pthread_attr_destroy(&attr);
         if (r < 0) {
+                recv_slot_release(l);
                 seccomp_notify_free(TAKE_PTR(l->thread_req), TAKE_PTR(l->thread_resp));
                 return r;
         }
@@ -330,6 +368,7 @@ static void stopped(struct listener *l) {
         l->threaded = false;
         __atomic_store_n(&l->stop, false, __ATOMIC_RELEASE);
         s->n_threads--;
+        recv_slot_release(l);
         seccomp_notify_free(TAKE_PTR(l->thread_req), TAKE_PTR(l->thread_resp));
 }
 

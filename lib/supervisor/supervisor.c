@@ -696,11 +696,10 @@ static int64_t serve_counted(struct listener *l, const struct seccomp_notif *req
 
 /* Serves s->req, received on l. While it is served, a copy is in the
  * in-flight slot (supervisor.h): a successor serves it if we die first. */
-void supervisor_serve_received(struct listener *l) {
+static void serve_held(struct listener *l) {
         struct tns_supervisor *s = l->s;
         int64_t result;
 
-        supervisor_note_received(l, s->req->id);
         if (s->inflight) {
                 s->inflight->listener = l->serial;
                 memcpy(&s->inflight->req, s->req, sizeof(s->inflight->req));
@@ -711,6 +710,11 @@ void supervisor_serve_received(struct listener *l) {
         supervisor_exec_replied(s); /* supervisor-exec.c */
         if (s->inflight)
                 __atomic_store_n(&s->inflight->busy, 0, __ATOMIC_RELEASE);
+}
+
+void supervisor_serve_received(struct listener *l) {
+        supervisor_note_received(l, l->s->req->id);
+        serve_held(l);
 }
 
 bool supervisor_plain_read(const struct seccomp_notif *req) {
@@ -1019,8 +1023,28 @@ static unsigned resend_lost(struct tns_supervisor *s) {
         return n;
 }
 
+/* Serves req, a predecessor's copy of a call received on the listener
+ * of serial `serial`, if its caller still waits for it: 1 if it was
+ * served. Not as a call received (no new last id): a call with a lower id
+ * may be lost, which resend_lost() looks for from the last id on. */
+static int serve_copy(struct tns_supervisor *s, uint64_t serial, const struct seccomp_notif *req) {
+        for (struct listener *l = s->listeners; l; l = l->next) {
+                if (l->serial != serial)
+                        continue;
+                /* Answered after all, or its caller gone: nothing to do. */
+                if (req->id == 0 || supervisor_id_valid(l->fd, req->id) < 0)
+                        return 0;
+                memset(s->req, 0, sizeof(*s->req));
+                memcpy(s->req, req, sizeof(*req));
+                serve_held(l);
+                return 1;
+        }
+        return 0;
+}
+
 int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
         struct tns_inflight *slot = s->inflight;
+        struct tns_inflight_recvs *rv;
         int served = 0;
 
         if (!slot)
@@ -1034,20 +1058,26 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
                 if (!used)
                         slot->ids[i] = (struct tns_inflight_ids){};
         }
-        if (__atomic_load_n(&slot->busy, __ATOMIC_ACQUIRE))
-                for (struct listener *l = s->listeners; l; l = l->next) {
-                        if (l->serial != slot->listener)
-                                continue;
-                        /* Answered after all, or its caller gone: nothing to do. */
-                        if (supervisor_id_valid(l->fd, slot->req.id) < 0)
-                                break;
-                        memset(s->req, 0, sizeof(*s->req));
-                        memcpy(s->req, &slot->req, sizeof(slot->req));
-                        supervisor_serve_received(l);
-                        served = 1;
-                        break;
-                }
+        if (__atomic_load_n(&slot->busy, __ATOMIC_ACQUIRE)) {
+                struct seccomp_notif req = slot->req;
+
+                served += serve_copy(s, slot->listener, &req);
+        }
         __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
+        /* Then what the receive threads had taken (the same call as the
+         * slot's is answered by now). No thread of ours has a slot yet:
+         * they start with the loop. */
+        rv = tns_inflight_recvs(slot);
+        for (size_t i = 0; i < ELEMENTSOF(rv->slot); i++) {
+                uint64_t serial_plus1 = __atomic_load_n(&rv->slot[i].listener_plus1, __ATOMIC_ACQUIRE);
+
+                if (serial_plus1 != 0) {
+                        struct seccomp_notif req = rv->slot[i].req;
+
+                        served += serve_copy(s, serial_plus1 - 1, &req);
+                }
+                rv->slot[i] = (struct tns_inflight_recv){};
+        }
         if (resend_lost(s) > 0)
                 tns_log(&s->log, LOG_INFO, "Sent calls lost in a receive back through the filter");
         supervisor_exec_adopt(s);

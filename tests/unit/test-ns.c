@@ -303,4 +303,3 @@ TEST(rate_maps_prepared_for_readers) {
         tns_ns_unref(kid);
         tns_ns_unref(ns);
 }
-
