@@ -288,57 +288,71 @@ static void on_flush(struct tns_supervisor *s, void *userdata) {
         (void) fdstore_flush(userdata);
 }
 
-/* The in-flight slot (lib/supervisor/supervisor.h): a page of a memfd kept in the
- * store, mapped shared, so that what we write there outlives us. */
-static int inflight_setup(struct manager *m) {
-        struct tns_inflight *slot;
-        int fd = fdstore_take(m, "inflight");
+/* A memfd of `size` bytes kept in the store as `name`, mapped shared, so
+ * that what we write there outlives us: the one handed back, or a new
+ * one (*ret_fresh) if there is none or it has another size (an older
+ * timensd's layout). */
+static int kept_memfd(struct manager *m, const char *name, size_t size, int *ret_fd, void **ret_map, bool *ret_fresh) {
+        int fd = fdstore_take(m, name);
         bool fresh = fd < 0;
+        struct stat st;
+        void *p;
 
+        if (!fresh && (fstat(fd, &st) < 0 || (size_t) st.st_size != size)) {
+                unstore_fd(m, name);
+                fd = safe_close(fd);
+                fresh = true;
+        }
         if (fresh) {
-                fd = memfd_create("timensd-inflight", MFD_CLOEXEC);
-                if (fd < 0 || ftruncate(fd, (off_t) TNS_INFLIGHT_SIZE) < 0) {
-                        safe_close(fd);
-                        return negative_errno();
-                }
-        }
-        if (!fresh) {
-                struct stat st;
+                fd = memfd_create(name, MFD_CLOEXEC);
+                if (fd < 0 || ftruncate(fd, (off_t) size) < 0) {
+                        int r = negative_errno();
 
-                /* One from an older timensd without the receive
-                 * threads' slots: grown (the new pages read zero, no
-                 * slot). Of another layout: a new one. */
-                if (fstat(fd, &st) < 0)
-                        st.st_size = -1;
-                else if ((size_t) st.st_size == TNS_INFLIGHT_BASE_SIZE && ftruncate(fd, (off_t) TNS_INFLIGHT_SIZE) == 0)
-                        st.st_size = (off_t) TNS_INFLIGHT_SIZE;
-                if ((size_t) st.st_size != TNS_INFLIGHT_SIZE) {
-                        unstore_fd(m, "inflight");
                         safe_close(fd);
-                        fresh = true;
-                        fd = memfd_create("timensd-inflight", MFD_CLOEXEC);
-                        if (fd < 0 || ftruncate(fd, (off_t) TNS_INFLIGHT_SIZE) < 0) {
-                                safe_close(fd);
-                                return negative_errno();
-                        }
+                        return r;
                 }
         }
-        slot = mmap(NULL, TNS_INFLIGHT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (slot == MAP_FAILED) {
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) {
                 int r = negative_errno();
 
                 safe_close(fd);
                 return r;
         }
-        if (fresh || slot->magic != TNS_INFLIGHT_MAGIC) {
-                *slot = (struct tns_inflight){.magic = TNS_INFLIGHT_MAGIC};
-                memset(tns_inflight_recvs(slot), 0, sizeof(struct tns_inflight_recvs));
-        }
-        m->inflight_fd = fd;
-        m->inflight = slot;
         if (fresh)
-                store_fd(m, "inflight", fd);
-        tns_supervisor_set_inflight(m->supervisor, slot);
+                store_fd(m, name, fd);
+        *ret_fd = fd;
+        *ret_map = p;
+        *ret_fresh = fresh;
+        return 0;
+}
+
+/* The in-flight slot (lib/supervisor/supervisor.h), and the receive
+ * threads' slots in a memfd of their own: an older timensd, which knows
+ * neither the name nor the layout, drops that one and keeps the slot. */
+static int inflight_setup(struct manager *m) {
+        void *p;
+        bool fresh;
+        int r;
+
+        r = kept_memfd(m, "inflight", TNS_INFLIGHT_SIZE, &m->inflight_fd, &p, &fresh);
+        if (r < 0)
+                return r;
+        m->inflight = p;
+        if (fresh || m->inflight->magic != TNS_INFLIGHT_MAGIC)
+                *m->inflight = (struct tns_inflight){.magic = TNS_INFLIGHT_MAGIC};
+        tns_supervisor_set_inflight(m->supervisor, m->inflight);
+        r = kept_memfd(m, "inflight-recvs", TNS_INFLIGHT_RECVS_SIZE, &m->recvs_fd, &p, &fresh);
+        if (r < 0) {
+                tns_log_errno(&m->log, LOG_WARNING, r,
+                              "Failed to set up the receive threads' slots: a call a thread has taken when timensd "
+                              "dies is sent back through the filter: %m");
+                return 0;
+        }
+        m->recvs = p;
+        if (fresh || m->recvs->magic != TNS_INFLIGHT_RECVS_MAGIC)
+                *m->recvs = (struct tns_inflight_recvs){.magic = TNS_INFLIGHT_RECVS_MAGIC};
+        tns_supervisor_set_inflight_recvs(m->supervisor, m->recvs);
         return 0;
 }
 
@@ -481,10 +495,15 @@ void fdstore_done(struct manager *m) {
         m->passed_names = NULL;
         m->state_fd = safe_close(m->state_fd);
         tns_supervisor_set_inflight(m->supervisor, NULL);
+        tns_supervisor_set_inflight_recvs(m->supervisor, NULL);
         if (m->inflight)
                 munmap(m->inflight, TNS_INFLIGHT_SIZE);
         m->inflight = NULL;
         m->inflight_fd = safe_close(m->inflight_fd);
+        if (m->recvs)
+                munmap(m->recvs, TNS_INFLIGHT_RECVS_SIZE);
+        m->recvs = NULL;
+        m->recvs_fd = safe_close(m->recvs_fd);
 }
 
 /* -------------------------------------------------------------- hand-off */
@@ -576,6 +595,7 @@ int fdstore_handoff(struct manager *m) {
         add_fd("agent", m->agent.fd, f);
         add_fd("state", m->state_fd, f);
         add_fd("inflight", m->inflight_fd, f);
+        add_fd("inflight-recvs", m->recvs_fd, f);
         tns_supervisor_foreach_fd(m->supervisor, add_fd, f);
         if (f->overflow)
                 r = -E2BIG;

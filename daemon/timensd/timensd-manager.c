@@ -41,6 +41,7 @@ int manager_new(sd_event *event, const struct tns_logger *log, struct manager **
         m->agent = LISTEN_SOCKET_NULL;
         m->state_fd = -EBADF;
         m->inflight_fd = -EBADF;
+        m->recvs_fd = -EBADF;
         m->max_connections = TIMENSD_DEFAULT_MAX_CONNECTIONS;
         m->idle_timeout_usec = TIMENSD_DEFAULT_IDLE_TIMEOUT_SEC * UINT64_C(1000000);
         m->generation = 1;

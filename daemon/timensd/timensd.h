@@ -123,6 +123,8 @@ struct manager {
         int state_fd;
         int inflight_fd;
         struct tns_inflight *inflight;
+        int recvs_fd; /* the receive threads' slots (inflight-recvs) */
+        struct tns_inflight_recvs *recvs;
         uint64_t state_off, state_len, state_seq;
         /* Saves of the record, and the fds that wait for one
          * (timensd-fdstore.c, STATE_FLUSH_USEC). */

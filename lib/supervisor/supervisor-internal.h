@@ -249,6 +249,7 @@ struct tns_supervisor {
         bool serve_changed; /* the call being served changed the record */
         bool restoring; /* supervisor-state.c: changes are not reported */
         struct tns_inflight *inflight; /* NULL: none */
+        struct tns_inflight_recvs *recvs; /* the receive threads' slots; NULL: none */
         struct tns_kns_cache kns[TNS_KNS_CACHE];
         unsigned kns_next;
         /* The offsets of the supervisor's own kernel time namespace: its

@@ -197,7 +197,7 @@ static void *receive_thread(void *userdata) {
         struct listener *l = userdata;
         struct tns_supervisor *s = l->s;
         struct seccomp_notif *req = l->thread_req;
-        /* Received into the in-flight page where there is one
+        /* Received into the thread's slot where there is one
          * (supervisor.h, struct tns_inflight_recv): a successor finds the
          * call there until the next RECV replaces it. */
         struct seccomp_notif *buf = l->recv_slot ? &l->recv_slot->req : req;
@@ -206,6 +206,11 @@ static void *receive_thread(void *userdata) {
         while (!__atomic_load_n(&l->stop, __ATOMIC_SEQ_CST)) {
                 int r = 0;
 
+                /* The id first: a kill in the middle of clearing the
+                 * rest leaves "nothing received", not the last call with
+                 * half its arguments. */
+                __atomic_store_n(&buf->id, 0, __ATOMIC_RELAXED);
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
                 memset(buf, 0, sizeof(*buf));
                 /* libseccomp says -ECANCELED for every failure: errno
                  * tells them apart. */
@@ -265,19 +270,17 @@ static void *receive_thread(void *userdata) {
         return NULL;
 }
 
-/* A free slot of the in-flight page for l's thread to receive into, for
- * its life; none without a page (no successor) or with every slot
- * taken (a predecessor's left after tns_supervisor_resume_inflight()
- * are freed there): it then receives into its own memory. A thread
- * starts and stops with the engine's lock held and the page set. */
+/* A free slot (supervisor.h, struct tns_inflight_recvs) for l's thread
+ * to receive into, for its life; none without the slots (no successor)
+ * or with every slot taken: it then receives into its own memory. A
+ * thread starts and stops with the engine's lock held and the slots
+ * set. */
 static void recv_slot_take(struct listener *l) {
-        struct tns_inflight *p = l->s->inflight;
-        struct tns_inflight_recvs *rv;
+        struct tns_inflight_recvs *rv = l->s->recvs;
 
         l->recv_slot = NULL;
-        if (!p)
+        if (!rv)
                 return;
-        rv = tns_inflight_recvs(p);
         for (size_t i = 0; i < ELEMENTSOF(rv->slot); i++)
                 if (__atomic_load_n(&rv->slot[i].listener_plus1, __ATOMIC_RELAXED) == 0) {
                         memset(&rv->slot[i].req, 0, sizeof(rv->slot[i].req));
@@ -486,6 +489,11 @@ int tns_supervisor_run(struct tns_supervisor *s) {
         /* Not before: what a successor does first (restore, resume the
          * predecessor's calls) sees only calls no one received yet. */
         s->running = true;
+        /* A predecessor's slots are served by now (or had nothing to
+         * serve: no record restored): ours from here. */
+        if (s->recvs)
+                for (size_t i = 0; i < ELEMENTSOF(s->recvs->slot); i++)
+                        s->recvs->slot[i] = (struct tns_inflight_recv){};
         for (struct listener *l = s->listeners; l; l = l->next)
                 (void) supervisor_thread_start(l);
         for (;;) {

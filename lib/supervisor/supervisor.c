@@ -846,6 +846,10 @@ void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *
                 supervisor_proof_save(s);
 }
 
+void tns_supervisor_set_inflight_recvs(struct tns_supervisor *s, struct tns_inflight_recvs *recvs) {
+        s->recvs = recvs;
+}
+
 /* The listener's entry in the in-flight page: its own from before a
  * restart, else a free one. */
 static void id_slot_take(struct listener *l) {
@@ -1044,7 +1048,7 @@ static int serve_copy(struct tns_supervisor *s, uint64_t serial, const struct se
 
 int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
         struct tns_inflight *slot = s->inflight;
-        struct tns_inflight_recvs *rv;
+        struct tns_inflight_recvs *rv = s->recvs;
         int served = 0;
 
         if (!slot)
@@ -1067,8 +1071,7 @@ int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
         /* Then what the receive threads had taken (the same call as the
          * slot's is answered by now). No thread of ours has a slot yet:
          * they start with the loop. */
-        rv = tns_inflight_recvs(slot);
-        for (size_t i = 0; i < ELEMENTSOF(rv->slot); i++) {
+        for (size_t i = 0; rv && i < ELEMENTSOF(rv->slot); i++) {
                 uint64_t serial_plus1 = __atomic_load_n(&rv->slot[i].listener_plus1, __ATOMIC_ACQUIRE);
 
                 if (serial_plus1 != 0) {

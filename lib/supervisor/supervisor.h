@@ -194,35 +194,38 @@ struct tns_inflight {
         struct tns_inflight_exec execs[TNS_INFLIGHT_EXECS];
         struct tns_inflight_proof proof;
 };
-/* struct tns_inflight's pages. What is added to it goes in the last
- * page's free tail, which a page from before it has zeroed. */
-#define TNS_INFLIGHT_BASE_SIZE ((sizeof(struct tns_inflight) + 4095) & ~(size_t) 4095)
-_Static_assert(TNS_INFLIGHT_BASE_SIZE == 17 * 4096, "the in-flight page keeps its size across versions");
-/* After them, a slot per receive thread (supervisor-threads.c), which
- * receives into it: a call taken by a RECV is in memory that outlives us
- * from the instant the kernel hands it over, also when we are killed
- * before our next instruction, or answer it without the engine's lock (a
- * plain read), and a successor serves it again. Without it, such a call
- * was sent back through the filter (-ERESTARTNOINTR and a kick of its
- * thread), which a thread traced by a debugger, which we cannot seize,
- * saw as clock_gettime failing with errno 513. listener_plus1 names the
- * thread's listener (its serial + 1; 0: a free slot), req.id 0: nothing
- * received. */
+/* The size of the memory to give (whole pages). A successor discards a
+ * page of another size (timensd-fdstore.c) and the calls it holds: what
+ * is added goes in the last page's free tail, which a page from before it
+ * has zeroed. */
+#define TNS_INFLIGHT_SIZE ((sizeof(struct tns_inflight) + 4095) & ~(size_t) 4095)
+_Static_assert(TNS_INFLIGHT_SIZE == 17 * 4096, "the in-flight page keeps its size across versions");
+
+/* A slot per receive thread (supervisor-threads.c), which receives into
+ * it: a call taken by a RECV is in memory that outlives us from the
+ * instant the kernel hands it over, also when we are killed before our
+ * next instruction, until the thread's next RECV (through its answer,
+ * also one it sends without the engine's lock), and a successor serves it
+ * again. Without it, such a call was sent back through the filter
+ * (-ERESTARTNOINTR and a kick of its thread), which a thread traced by a
+ * debugger, which we cannot seize, saw as clock_gettime failing with
+ * errno 513. In a memfd of its own: an older timensd drops it and keeps
+ * the page above. listener_plus1 names the thread's listener (its serial
+ * + 1; 0: a free slot); req.id 0: nothing received. A slot per two cache
+ * lines, so that threads do not share one. */
+#define TNS_INFLIGHT_RECVS_MAGIC UINT64_C(0x3156434552534e54) /* "TNSRECV1" */
 #define TNS_INFLIGHT_RECVS 1024
 struct tns_inflight_recv {
         uint64_t listener_plus1;
         struct seccomp_notif req;
-};
+} __attribute__((aligned(128)));
 struct tns_inflight_recvs {
+        uint64_t magic;
         struct tns_inflight_recv slot[TNS_INFLIGHT_RECVS];
 };
-/* The size of the memory to give (whole pages). A successor grows a page
- * of the base size (an older timensd's: no slots) and discards one of any
- * other size (timensd-fdstore.c), and the calls it holds. */
-#define TNS_INFLIGHT_SIZE (TNS_INFLIGHT_BASE_SIZE + ((sizeof(struct tns_inflight_recvs) + 4095) & ~(size_t) 4095))
-static inline struct tns_inflight_recvs *tns_inflight_recvs(struct tns_inflight *p) {
-        return (struct tns_inflight_recvs *) (void *) ((uint8_t *) p + TNS_INFLIGHT_BASE_SIZE);
-}
+#define TNS_INFLIGHT_RECVS_SIZE ((sizeof(struct tns_inflight_recvs) + 4095) & ~(size_t) 4095)
+/* NULL: none (no successor to serve them, as for the page). */
+void tns_supervisor_set_inflight_recvs(struct tns_supervisor *s, struct tns_inflight_recvs *recvs);
 void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *slot);
 /* After a restore: serves the calls the slot and the receive threads'
  * slots hold whose callers still wait for them (returns how many), and

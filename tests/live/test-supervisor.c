@@ -384,7 +384,7 @@ TEST(target_killed_while_waiting) {
  * it at once, as the first proved it; with the key changed in the page
  * (another image, kernel or clocksource) it proves on its own. */
 TEST(proof_carried_by_inflight_page) {
-        _cleanup_free_ struct tns_inflight *page = calloc(1, TNS_INFLIGHT_SIZE), *bad = calloc(1, TNS_INFLIGHT_SIZE);
+        _cleanup_free_ struct tns_inflight *page = calloc(1, sizeof(*page)), *bad = calloc(1, sizeof(*bad));
         struct tns_supervisor *s1 = NULL, *s2 = NULL, *s3 = NULL;
         sd_event *e = NULL;
         char path[sizeof(tns_supervisor_get_stats(s1)->vdso_reads)];
