@@ -286,7 +286,7 @@ struct tns_supervisor {
  * loop's thread. At most TNS_MAX_RECV_THREADS; listeners past that, or
  * when a thread cannot be made, are received by the loop (EPOLLIN). */
 #define TNS_MAX_RECV_THREADS 1024
-_Static_assert(TNS_MAX_RECV_THREADS <= TNS_INFLIGHT_RECVS, "a slot in the in-flight page for every receive thread");
+_Static_assert(TNS_MAX_RECV_THREADS < TNS_INFLIGHT_RECVS, "a slot for every receive thread, and the loop's");
 int supervisor_threads_init(struct tns_supervisor *s);
 void supervisor_threads_done(struct tns_supervisor *s);
 /* Starts l's thread once the loop runs (0), or says the loop must

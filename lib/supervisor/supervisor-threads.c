@@ -281,7 +281,7 @@ static void recv_slot_take(struct listener *l) {
         l->recv_slot = NULL;
         if (!rv)
                 return;
-        for (size_t i = 0; i < ELEMENTSOF(rv->slot); i++)
+        for (size_t i = 0; i < ELEMENTSOF(rv->slot) - 1; i++) /* the last is the loop's */
                 if (__atomic_load_n(&rv->slot[i].listener_plus1, __ATOMIC_RELAXED) == 0) {
                         memset(&rv->slot[i].req, 0, sizeof(rv->slot[i].req));
                         __atomic_store_n(&rv->slot[i].listener_plus1, l->serial + 1, __ATOMIC_RELEASE);

@@ -574,11 +574,26 @@ void tns_supervisor_offsets_changed(struct tns_supervisor *s) {
 
 static int receive(struct listener *l) {
         struct tns_supervisor *s = l->s;
+        /* Into the loop's slot where there is one (supervisor.h): from
+         * the kernel's copy on, a successor finds the call, named by its
+         * listener, until the loop's next RECV. Its id is cleared before
+         * the slot names another listener. */
+        struct tns_inflight_recv *slot = s->recvs ? &s->recvs->slot[ELEMENTSOF(s->recvs->slot) - 1] : NULL;
+        struct seccomp_notif *buf = slot ? &slot->req : s->req;
 
         for (;;) {
-                memset(s->req, 0, sizeof(*s->req));
-                if (seccomp_notify_receive(l->fd, s->req) >= 0)
+                if (slot) {
+                        __atomic_store_n(&slot->req.id, 0, __ATOMIC_RELAXED);
+                        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                        __atomic_store_n(&slot->listener_plus1, l->serial + 1, __ATOMIC_RELAXED);
+                        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                }
+                memset(buf, 0, sizeof(*buf));
+                if (seccomp_notify_receive(l->fd, buf) >= 0) {
+                        if (buf != s->req)
+                                memcpy(s->req, buf, sizeof(*s->req));
                         return 1;
+                }
                 /* libseccomp reports every failure as -ECANCELED: errno
                  * tells a caller that vanished (ENOENT) or a signal (EINTR)
                  * from a real error. */

@@ -212,9 +212,11 @@ _Static_assert(TNS_INFLIGHT_SIZE == 17 * 4096, "the in-flight page keeps its siz
  * errno 513. In a memfd of its own: an older timensd drops it and keeps
  * the page above. listener_plus1 names the thread's listener (its serial
  * + 1; 0: a free slot); req.id 0: nothing received. A slot per two cache
- * lines, so that threads do not share one. */
+ * lines, so that threads do not share one. The loop receives into the
+ * last for the listeners it receives for (no thread: past the threads'
+ * limit, TIMENS_RECV_THREADS=0), naming each before its RECV. */
 #define TNS_INFLIGHT_RECVS_MAGIC UINT64_C(0x3156434552534e54) /* "TNSRECV1" */
-#define TNS_INFLIGHT_RECVS 1024
+#define TNS_INFLIGHT_RECVS 1025 /* the last: the loop's, for listeners it receives for */
 struct tns_inflight_recv {
         uint64_t listener_plus1;
         struct seccomp_notif req;
