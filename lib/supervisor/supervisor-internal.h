@@ -287,6 +287,10 @@ struct tns_supervisor {
  * when a thread cannot be made, are received by the loop (EPOLLIN). */
 #define TNS_MAX_RECV_THREADS 1024
 _Static_assert(TNS_MAX_RECV_THREADS < TNS_INFLIGHT_RECVS, "a slot for every receive thread, and the loop's");
+/* One RECV on l into req, through slot when there is one (supervisor.h,
+ * struct tns_inflight_recv: named for l, then received into, then copied
+ * to req): 0, or -errno (-EINTR, -ENOENT: a caller gone). */
+int supervisor_receive_into(const struct listener *l, struct tns_inflight_recv *slot, struct seccomp_notif *req);
 int supervisor_threads_init(struct tns_supervisor *s);
 void supervisor_threads_done(struct tns_supervisor *s);
 /* Starts l's thread once the loop runs (0), or says the loop must

@@ -197,27 +197,14 @@ static void *receive_thread(void *userdata) {
         struct listener *l = userdata;
         struct tns_supervisor *s = l->s;
         struct seccomp_notif *req = l->thread_req;
-        /* Received into the thread's slot where there is one
-         * (supervisor.h, struct tns_inflight_recv): a successor finds the
-         * call there until the next RECV replaces it. */
-        struct seccomp_notif *buf = l->recv_slot ? &l->recv_slot->req : req;
         bool logged = false;
 
         while (!__atomic_load_n(&l->stop, __ATOMIC_SEQ_CST)) {
-                int r = 0;
+                /* Received into the thread's slot where there is one
+                 * (supervisor.h, struct tns_inflight_recv): a successor
+                 * finds the call there until the next RECV replaces it. */
+                int r = supervisor_receive_into(l, l->recv_slot, req);
 
-                /* The id first: a kill in the middle of clearing the
-                 * rest leaves "nothing received", not the last call with
-                 * half its arguments. */
-                __atomic_store_n(&buf->id, 0, __ATOMIC_RELAXED);
-                __atomic_signal_fence(__ATOMIC_SEQ_CST);
-                memset(buf, 0, sizeof(*buf));
-                /* libseccomp says -ECANCELED for every failure: errno
-                 * tells them apart. */
-                if (seccomp_notify_receive(l->fd, buf) < 0)
-                        r = -errno;
-                else if (buf != req)
-                        memcpy(req, buf, sizeof(*req));
                 if (r == -EINTR)
                         continue; /* woken to stop */
                 if (r == -ENOENT) {

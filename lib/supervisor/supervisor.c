@@ -572,36 +572,44 @@ void tns_supervisor_offsets_changed(struct tns_supervisor *s) {
         supervisor_wait_offsets_changed(s);
 }
 
+int supervisor_receive_into(const struct listener *l, struct tns_inflight_recv *slot, struct seccomp_notif *req) {
+        struct seccomp_notif *buf = slot ? &slot->req : req;
+
+        if (slot) {
+                /* The id first: a kill in the middle of what follows
+                 * leaves "nothing received", not the last call with half
+                 * its arguments or another listener's name. */
+                __atomic_store_n(&slot->req.id, 0, __ATOMIC_RELAXED);
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                __atomic_store_n(&slot->listener_plus1, l->serial + 1, __ATOMIC_RELAXED);
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        }
+        memset(buf, 0, sizeof(*buf));
+        /* libseccomp reports every failure as -ECANCELED: errno tells a
+         * caller that vanished (ENOENT) or a signal (EINTR) from a real
+         * error. */
+        if (seccomp_notify_receive(l->fd, buf) < 0)
+                return negative_errno();
+        if (buf != req)
+                memcpy(req, buf, sizeof(*req));
+        return 0;
+}
+
 static int receive(struct listener *l) {
         struct tns_supervisor *s = l->s;
-        /* Into the loop's slot where there is one (supervisor.h): from
-         * the kernel's copy on, a successor finds the call, named by its
-         * listener, until the loop's next RECV. Its id is cleared before
-         * the slot names another listener. */
+        /* Into the loop's slot where there is one (supervisor.h). */
         struct tns_inflight_recv *slot = s->recvs ? &s->recvs->slot[ELEMENTSOF(s->recvs->slot) - 1] : NULL;
-        struct seccomp_notif *buf = slot ? &slot->req : s->req;
 
         for (;;) {
-                if (slot) {
-                        __atomic_store_n(&slot->req.id, 0, __ATOMIC_RELAXED);
-                        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-                        __atomic_store_n(&slot->listener_plus1, l->serial + 1, __ATOMIC_RELAXED);
-                        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-                }
-                memset(buf, 0, sizeof(*buf));
-                if (seccomp_notify_receive(l->fd, buf) >= 0) {
-                        if (buf != s->req)
-                                memcpy(s->req, buf, sizeof(*s->req));
+                int r = supervisor_receive_into(l, slot, s->req);
+
+                if (r >= 0)
                         return 1;
-                }
-                /* libseccomp reports every failure as -ECANCELED: errno
-                 * tells a caller that vanished (ENOENT) or a signal (EINTR)
-                 * from a real error. */
-                if (errno == EINTR)
+                if (r == -EINTR)
                         continue;
-                if (errno == ENOENT)
+                if (r == -ENOENT)
                         return 0;
-                return negative_errno();
+                return r;
         }
 }
 

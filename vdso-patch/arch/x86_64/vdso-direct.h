@@ -158,6 +158,20 @@ static DIRECT_INLINE void direct_fast_load(const struct tns_offsets_page *p, enu
         ret->cl = __atomic_load_n(&f->cl, __ATOMIC_RELAXED);
 }
 
+/* The rated clock at the host time sec.ns from the prepared map read
+ * under the page's sequence oseq; false (nothing written) where its form
+ * does not hold, and the caller takes its loop, which applies rates[]. */
+static DIRECT_INLINE bool direct_store_fast(struct vdso_timespec *ts, const struct tns_rate_fast *rf, uint32_t oseq,
+                                            uint64_t sec, uint64_t ns) {
+        int64_t s, n;
+
+        if (unlikely(!tns_rate_fast_apply(rf, oseq, sec, ns, &s, &n)))
+                return false;
+        ts->tv_sec = (long) s;
+        ts->tv_nsec = (long) n;
+        return true;
+}
+
 /* The rated clock at the host time sec.ns (ns possibly above 1e9). */
 static DIRECT_INLINE void direct_store_rated(struct vdso_timespec *ts, uint64_t sec, uint64_t ns,
                                              const struct rated *r) {
@@ -237,7 +251,6 @@ static DIRECT_INLINE bool direct_hres_fast_at(const struct tns_kvdso_clock *vc, 
         uint64_t cycles, sec, ns;
         struct split off = {};
         struct tns_rate_fast rf;
-        int64_t rs, rn;
         bool rated;
 
         if (unlikely((seq & 1) || __atomic_load_n(&vc->clock_mode, __ATOMIC_RELAXED) != mode) ||
@@ -261,14 +274,8 @@ static DIRECT_INLINE bool direct_hres_fast_at(const struct tns_kvdso_clock *vc, 
                 return false;
         if (kns) /* a constant NULL on the straight path: compiled out */
                 direct_timens_offset(kns, clock, &sec, &ns);
-        if (unlikely(rated)) {
-                /* Out of the prepared form's range: direct_hres(). */
-                if (unlikely(!tns_rate_fast_apply(&rf, oseq, sec, ns, &rs, &rn)))
-                        return false;
-                ts->tv_sec = (long) rs;
-                ts->tv_nsec = (long) rn;
-                return true;
-        }
+        if (unlikely(rated)) /* out of the prepared form's range: direct_hres() */
+                return direct_store_fast(ts, &rf, oseq, sec, ns);
         direct_store(ts, sec, ns, off);
         return true;
 }
@@ -412,7 +419,6 @@ static DIRECT_INLINE bool direct_coarse_at(int clock, enum tns_clock_class c, st
         uint64_t sec, ns;
         struct split off = {};
         struct tns_rate_fast rf;
-        int64_t rs, rn;
         bool rated;
 
         /* A coarse read is a few loads: passing by a kernel time
@@ -439,14 +445,8 @@ static DIRECT_INLINE bool direct_coarse_at(int clock, enum tns_clock_class c, st
                 return false;
         if (unlikely(kns != NULL))
                 direct_timens_offset(kns, clock, &sec, &ns);
-        if (with_rate && unlikely(rated)) {
-                /* Out of the prepared form's range: direct_coarse_slow(). */
-                if (unlikely(!tns_rate_fast_apply(&rf, oseq, sec, ns, &rs, &rn)))
-                        return false;
-                ts->tv_sec = (long) rs;
-                ts->tv_nsec = (long) rn;
-                return true;
-        }
+        if (with_rate && unlikely(rated)) /* out of the prepared form's range: direct_coarse_slow() */
+                return direct_store_fast(ts, &rf, oseq, sec, ns);
         direct_store(ts, sec, ns, off);
         return true;
 }
