@@ -287,6 +287,9 @@ struct tns_supervisor {
  * when a thread cannot be made, are received by the loop (EPOLLIN). */
 #define TNS_MAX_RECV_THREADS 1024
 _Static_assert(TNS_MAX_RECV_THREADS < TNS_INFLIGHT_RECVS, "a slot for every receive thread, and the loop's");
+/* The listener of that serial (its name in the record and the in-flight
+ * page), or NULL. */
+struct listener *supervisor_listener_by_serial(struct tns_supervisor *s, uint64_t serial);
 /* One RECV on l into req, through slot when there is one (supervisor.h,
  * struct tns_inflight_recv: named for l, then received into, then copied
  * to req): 0, or -errno (-EINTR, -ENOENT: a caller gone). */

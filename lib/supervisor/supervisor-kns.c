@@ -331,17 +331,10 @@ int64_t supervisor_setns(struct listener *l, const struct seccomp_notif *req, st
         return TNS_REPLY_CONTINUE;
 }
 
-static struct listener *listener_by_serial(struct tns_supervisor *s, uint64_t serial) {
-        for (struct listener *l = s->listeners; l; l = l->next)
-                if (l->serial == serial)
-                        return l;
-        return NULL;
-}
-
 bool supervisor_nsop_done(struct tns_supervisor *s, enum tns_nsop op, uint64_t serial, pid_t tid, pid_t tgid,
                           struct tns_ns *ns) {
         struct user_regs_struct regs;
-        struct listener *l = listener_by_serial(s, serial);
+        struct listener *l = supervisor_listener_by_serial(s, serial);
         struct tns_ns *now;
         uint64_t ino;
         int64_t rax;

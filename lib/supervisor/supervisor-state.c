@@ -118,13 +118,6 @@ static struct tns_ns *ns_by_id(struct tns_supervisor *s, uint64_t id) {
         return NULL;
 }
 
-static struct listener *listener_by_serial(struct tns_supervisor *s, uint64_t serial) {
-        for (struct listener *l = s->listeners; l; l = l->next)
-                if (l->serial == serial)
-                        return l;
-        return NULL;
-}
-
 static void log_dropped(struct tns_supervisor *s, int r, const char *what, uint64_t id) {
         tns_log_errno(&s->log, LOG_WARNING, r, "Not restoring %s %" PRIu64 ": %m", what, id);
 }
@@ -232,7 +225,7 @@ static void restore_listeners(struct tns_supervisor *s, const struct tns_state *
 static void restore_members(struct tns_supervisor *s, const struct tns_state *st, struct tns_restore_report *rep) {
         for (size_t i = 0; i < st->n_members; i++) {
                 const struct tns_state_member *x = &st->members[i];
-                struct listener *l = listener_by_serial(s, x->listener);
+                struct listener *l = supervisor_listener_by_serial(s, x->listener);
                 struct tns_ns *ns = ns_by_id(s, x->ns);
                 uint64_t start = 0;
                 int k;

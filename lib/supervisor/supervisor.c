@@ -869,6 +869,13 @@ void tns_supervisor_set_inflight(struct tns_supervisor *s, struct tns_inflight *
                 supervisor_proof_save(s);
 }
 
+struct listener *supervisor_listener_by_serial(struct tns_supervisor *s, uint64_t serial) {
+        for (struct listener *l = s->listeners; l; l = l->next)
+                if (l->serial == serial)
+                        return l;
+        return NULL;
+}
+
 void tns_supervisor_set_inflight_recvs(struct tns_supervisor *s, struct tns_inflight_recvs *recvs) {
         s->recvs = recvs;
 }
@@ -1055,18 +1062,15 @@ static unsigned resend_lost(struct tns_supervisor *s) {
  * served. Not as a call received (no new last id): a call with a lower id
  * may be lost, which resend_lost() looks for from the last id on. */
 static int serve_copy(struct tns_supervisor *s, uint64_t serial, const struct seccomp_notif *req) {
-        for (struct listener *l = s->listeners; l; l = l->next) {
-                if (l->serial != serial)
-                        continue;
-                /* Answered after all, or its caller gone: nothing to do. */
-                if (req->id == 0 || supervisor_id_valid(l->fd, req->id) < 0)
-                        return 0;
-                memset(s->req, 0, sizeof(*s->req));
-                memcpy(s->req, req, sizeof(*req));
-                serve_held(l);
-                return 1;
-        }
-        return 0;
+        struct listener *l = supervisor_listener_by_serial(s, serial);
+
+        /* Answered after all, or its caller gone: nothing to do. */
+        if (!l || req->id == 0 || supervisor_id_valid(l->fd, req->id) < 0)
+                return 0;
+        memset(s->req, 0, sizeof(*s->req));
+        memcpy(s->req, req, sizeof(*req));
+        serve_held(l);
+        return 1;
 }
 
 int tns_supervisor_resume_inflight(struct tns_supervisor *s) {
