@@ -35,10 +35,17 @@ assert_hammer() {
         ((BASH_REMATCH[1] > 100)) || fail "too few reads checked: $1"
 }
 
+# The proof runs on the event loop after timensd listens (its probes are
+# programs it starts): wait for its verdict before reading it.
+start_daemon_proven() {
+        start_daemon
+        wait_for_line "$DAEMON_DIR/log" "vDSO reads: " 30
+}
+
 @test "timensd proves the direct path at start; stats say which read path the image uses" {
         requires_root
         local reads cs
-        start_daemon
+        start_daemon_proven
         run -0 tns stats --json
         reads=$(json_get 'j["vdso"].get("reads", "")' <<<"$output")
         [[ $reads =~ ^(tsc|pvclock|call-through)$ ]] || fail "vdso.reads is '$reads'"
@@ -165,7 +172,7 @@ assert_hammer() {
 @test "a member under a kernel time namespace (its own, and unshare -T with offsets inside) reads directly, and agrees with the syscalls" {
         requires_root
         requires_kernel_timens
-        start_daemon
+        start_daemon_proven
         if grep -q "vDSO reads: call-through" "$DAEMON_DIR/log"; then
                 skip "the image calls through on this host: $(grep -o 'vDSO reads: .*' "$DAEMON_DIR/log")"
         fi
