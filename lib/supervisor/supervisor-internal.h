@@ -250,6 +250,7 @@ struct tns_supervisor {
         bool restoring; /* supervisor-state.c: changes are not reported */
         struct tns_inflight *inflight; /* NULL: none */
         struct tns_inflight_recvs *recvs; /* the receive threads' slots; NULL: none */
+        size_t recv_slot_next; /* where the search for a free one starts */
         struct tns_kns_cache kns[TNS_KNS_CACHE];
         unsigned kns_next;
         /* The offsets of the supervisor's own kernel time namespace: its

@@ -56,8 +56,24 @@
 struct deferred {
         struct listener *l;
         struct deferred *next;
+        /* The slot the kernel wrote the call into (supervisor.h, struct
+         * tns_inflight_recvs), kept until the call is answered: a
+         * successor serves it from there. NULL: every slot was taken, a
+         * successor sends it back through the filter. */
+        struct tns_inflight_recv *copy;
         struct seccomp_notif req;
 };
+
+static void recv_slot_take(struct listener *l);
+
+static void slot_free(struct tns_inflight_recv *slot) {
+        /* The name last: a successor never finds a listener's name on
+         * the half-cleared call of another. */
+        __atomic_store_n(&slot->req.id, 0, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        memset(&slot->req, 0, sizeof(slot->req));
+        __atomic_store_n(&slot->listener_plus1, 0, __ATOMIC_RELEASE);
+}
 
 static void on_wake_signal(int sig) {
         /* Only interrupts RECV. */
@@ -81,6 +97,21 @@ static void defer(struct listener *l, const struct seccomp_notif *req) {
         d->l = l;
         d->next = NULL;
         memcpy(&d->req, req, sizeof(d->req));
+        /* The call stays in the slot it was received into, and the
+         * thread receives into another from now on: a call a thread of
+         * a debugger's program makes (a clock_settime, an absolute wait,
+         * an execve), lost at our death, would reach it as errno 513
+         * (-ERESTARTNOINTR: a thread we cannot seize is not kicked into
+         * restarting it). */
+        d->copy = l->recv_slot;
+        if (d->copy) {
+                recv_slot_take(l);
+                if (!l->recv_slot) {
+                        /* None free: the thread keeps its own. */
+                        l->recv_slot = d->copy;
+                        d->copy = NULL;
+                }
+        }
         *s->deferred_tail = d;
         s->deferred_tail = &d->next;
         if (l->n_deferred++ == 0)
@@ -108,13 +139,15 @@ static void unqueue(struct tns_supervisor *s, struct deferred *prev, struct defe
 }
 
 /* Drops the calls handed over by l's thread (NULL: every thread's),
- * unanswered. */
-static void drop_deferred(struct tns_supervisor *s, const struct listener *l) {
+ * unanswered; their copies too, unless kept for a successor. */
+static void drop_deferred(struct tns_supervisor *s, const struct listener *l, bool keep_copies) {
         for (struct deferred *prev = NULL, *d = s->deferred; d;) {
                 struct deferred *next = d->next;
 
                 if (!l || d->l == l) {
                         unqueue(s, prev, d);
+                        if (d->copy && !keep_copies)
+                                slot_free(d->copy);
                         free(d);
                 } else
                         prev = d;
@@ -130,8 +163,12 @@ static void serve_deferred(struct tns_supervisor *s) {
 
                 unqueue(s, NULL, d);
                 memcpy(s->req, &d->req, sizeof(d->req));
-                free(d);
                 supervisor_serve_received(l);
+                /* Answered: a successor that found the copy would see
+                 * its id no longer valid, and skip it. */
+                if (d->copy)
+                        slot_free(d->copy);
+                free(d);
         }
 }
 
@@ -258,30 +295,37 @@ static void *receive_thread(void *userdata) {
 }
 
 /* A free slot (supervisor.h, struct tns_inflight_recvs) for l's thread
- * to receive into, for its life; none without the slots (no successor)
- * or with every slot taken: it then receives into its own memory. A
- * thread starts and stops with the engine's lock held and the slots
- * set. */
+ * to receive into, until it stops or hands the call in it to the loop;
+ * none without the slots (no successor) or with every slot taken: it
+ * then receives into its own memory. Under the engine's lock: a thread
+ * starts, stops and hands calls over with it held. The search starts
+ * where the last one ended, so that a hand-over does not walk past every
+ * slot taken. */
 static void recv_slot_take(struct listener *l) {
-        struct tns_inflight_recvs *rv = l->s->recvs;
+        struct tns_supervisor *s = l->s;
+        struct tns_inflight_recvs *rv = s->recvs;
+        const size_t n = ELEMENTSOF(rv->slot) - 1; /* the last is the loop's */
 
         l->recv_slot = NULL;
         if (!rv)
                 return;
-        for (size_t i = 0; i < ELEMENTSOF(rv->slot) - 1; i++) /* the last is the loop's */
+        for (size_t k = 0; k < n; k++) {
+                size_t i = (s->recv_slot_next + k) % n;
+
                 if (__atomic_load_n(&rv->slot[i].listener_plus1, __ATOMIC_RELAXED) == 0) {
                         memset(&rv->slot[i].req, 0, sizeof(rv->slot[i].req));
                         __atomic_store_n(&rv->slot[i].listener_plus1, l->serial + 1, __ATOMIC_RELEASE);
                         l->recv_slot = &rv->slot[i];
+                        s->recv_slot_next = (i + 1) % n;
                         return;
                 }
+        }
 }
 
 static void recv_slot_release(struct listener *l) {
         if (!l->recv_slot)
                 return;
-        __atomic_store_n(&l->recv_slot->listener_plus1, 0, __ATOMIC_RELEASE);
-        memset(&l->recv_slot->req, 0, sizeof(l->recv_slot->req));
+        slot_free(l->recv_slot);
         l->recv_slot = NULL;
 }
 
@@ -373,7 +417,7 @@ void supervisor_thread_stop(struct listener *l) {
                 stopped(l);
         }
         /* l goes: its calls not served yet go with it. */
-        drop_deferred(s, l);
+        drop_deferred(s, l, false);
 }
 
 /* All at once: one signal round for every thread, then the joins. */
@@ -458,13 +502,14 @@ void tns_supervisor_start_threads(struct tns_supervisor *s) {
 }
 
 /* At the end (the loop finished: an exec or a wait served now could not
- * be followed), the calls handed over are left unanswered: the in-flight
- * page's last id is just below them, and the successor sends them back
- * through the filter; with none, they fail as every call does when the
+ * be followed), the calls handed over are left unanswered: a successor
+ * serves them from their copies, or (none) finds them from the in-flight
+ * page's last id, just below them, and sends them back through the
+ * filter; with no successor, they fail as every call does when the
  * listener closes. */
 void supervisor_threads_done(struct tns_supervisor *s) {
         supervisor_threads_stop_all(s);
-        drop_deferred(s, NULL);
+        drop_deferred(s, NULL, true);
         s->deferred_src = sd_event_source_disable_unref(s->deferred_src);
         s->deferred_fd = safe_close(s->deferred_fd);
 }

@@ -214,7 +214,10 @@ _Static_assert(TNS_INFLIGHT_SIZE == 17 * 4096, "the in-flight page keeps its siz
  * + 1; 0: a free slot); req.id 0: nothing received. A slot per two cache
  * lines, so that threads do not share one. The loop receives into the
  * last for the listeners it receives for (no thread: past the threads'
- * limit, TIMENS_RECV_THREADS=0), naming each before its RECV. */
+ * limit, TIMENS_RECV_THREADS=0), naming each before its RECV. A call a
+ * thread hands to the loop stays in its slot until it is answered, and
+ * the thread takes a free one (while there is one: a thread per listener
+ * takes at most all but the loop's). */
 #define TNS_INFLIGHT_RECVS_MAGIC UINT64_C(0x3156434552534e54) /* "TNSRECV1" */
 #define TNS_INFLIGHT_RECVS 1025 /* the last: the loop's, for listeners it receives for */
 struct tns_inflight_recv {
