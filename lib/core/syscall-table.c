@@ -205,6 +205,25 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                                 .trap = TNS_TRAP_ARG0_EQ32,
                                 .trap_value = 0x1002 /* ARCH_SET_FS */,
                                 .vdso = true},
+        /* File times set to "now" take the namespace's realtime, not the
+         * host's (lib/core/file-times.h). Every call: whether its times say
+         * UTIME_NOW is in memory, which a filter cannot read. No i386
+         * names: a 32-bit program's touch stamps the host's time rather
+         * than fail. */
+        [TNS_SYS_UTIMENSAT] = {.id = TNS_SYS_UTIMENSAT,
+                               .name = "utimensat",
+                               .nr = SYS_utimensat,
+                               .trap = TNS_TRAP_ALWAYS,
+                               .wait = true},
+        [TNS_SYS_UTIMES] =
+                {.id = TNS_SYS_UTIMES, .name = "utimes", .nr = SYS_utimes, .trap = TNS_TRAP_ALWAYS, .wait = true},
+        [TNS_SYS_FUTIMESAT] = {.id = TNS_SYS_FUTIMESAT,
+                               .name = "futimesat",
+                               .nr = SYS_futimesat,
+                               .trap = TNS_TRAP_ALWAYS,
+                               .wait = true},
+        [TNS_SYS_UTIME] =
+                {.id = TNS_SYS_UTIME, .name = "utime", .nr = SYS_utime, .trap = TNS_TRAP_ALWAYS, .wait = true},
 };
 
 const struct tns_syscall_desc *tns_syscall_by_nr(int nr) {

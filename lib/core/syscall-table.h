@@ -45,6 +45,11 @@ enum tns_sys {
         TNS_SYS_ALARM,
         TNS_SYS_SETNS,
         TNS_SYS_ARCH_PRCTL,
+        /* File times set to "now" (lib/core/file-times.h). */
+        TNS_SYS_UTIMENSAT,
+        TNS_SYS_UTIMES,
+        TNS_SYS_FUTIMESAT,
+        TNS_SYS_UTIME,
         _TNS_SYS_MAX,
 };
 
@@ -87,7 +92,8 @@ struct tns_syscall_desc {
         /* Trapped only to inject our vDSO: left out of the filter with
          * TNS_FILTER_NO_VDSO. */
         bool vdso;
-        /* An absolute wait: served by lib/supervisor/supervisor-wait.c. */
+        /* An absolute wait, or a call that sets file times: served by
+         * lib/supervisor/supervisor-wait.c. */
         bool wait;
         /* Trapped only in the filter of a rate-capable namespace
          * (TNS_FILTER_RATED): a relative wait that a rate changes. */

@@ -225,8 +225,12 @@ size_t tns_wait_size(enum tns_wait_kind kind) {
         case TNS_WAIT_TIMESPEC:
         case TNS_WAIT_TIMEVAL:
                 return 16;
+        case TNS_WAIT_UTIMBUF:
+                return 16;
         case TNS_WAIT_ITIMERSPEC:
         case TNS_WAIT_ITIMERVAL:
+        case TNS_WAIT_UTIMENS:
+        case TNS_WAIT_UTIMES:
                 return 32;
         default:
                 return 0;
@@ -350,6 +354,10 @@ int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_ra
                 *reg = (uint64_t) (w > lim ? lim : w < 1 ? 1 : w);
                 return 0;
         }
+        case TNS_WAIT_UTIMENS:
+        case TNS_WAIT_UTIMES:
+        case TNS_WAIT_UTIMBUF:
+                break; /* no wait: lib/core/file-times.c */
         }
         return -EINVAL;
 }

@@ -24,6 +24,10 @@ enum tns_wait_kind {
         TNS_WAIT_ITIMERVAL, /* struct __kernel_old_itimerval: setitimer */
         TNS_WAIT_INT_MS, /* the argument itself, milliseconds: poll, epoll_wait */
         TNS_WAIT_INT_SEC, /* the argument itself, seconds: alarm */
+        /* File times set to "now" (lib/core/file-times.h): */
+        TNS_WAIT_UTIMENS, /* struct __kernel_timespec[2]: utimensat */
+        TNS_WAIT_UTIMES, /* struct __kernel_old_timeval[2]: utimes, futimesat */
+        TNS_WAIT_UTIMBUF, /* struct utimbuf (seconds): utime */
 };
 
 /* What the supervisor needs to convert one call. */
@@ -33,6 +37,7 @@ struct tns_wait_spec {
         int clock_class; /* enum tns_clock_class, or -1: the timer's clock (looked up) */
         bool via_fd; /* timerfd: the supervisor sets the target's own fd (pidfd_getfd) */
         bool relative; /* a duration (rated namespaces only), not a deadline */
+        bool now; /* file times: each "now" becomes the namespace's realtime */
 };
 
 /* Whether call `sys` with these raw arguments waits for an absolute

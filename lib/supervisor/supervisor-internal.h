@@ -113,6 +113,7 @@ enum wait_phase {
         WAIT_INTERRUPT, /* replied -ERESTARTNOINTR; waiting for its interrupt stop */
         WAIT_ENTRY, /* resumed; waiting for the entry stop of the restarted call */
         WAIT_RUNNING, /* its argument points at our slot; waiting for its exit stop */
+        WAIT_RERUN, /* file times refused as explicit (EPERM): the program's own call runs again */
 };
 
 struct wait_trace {
@@ -132,6 +133,9 @@ struct wait_trace {
         size_t len;
         bool reconvert; /* interrupted by us: the offset changed during the wait */
         bool relative; /* a duration of a rated namespace (tns_wait_classify_rated) */
+        bool now; /* file times set to "now" (lib/core/file-times.h) */
+        bool in_null; /* ...given as a NULL pointer: data holds nothing */
+        bool rerun_entered; /* WAIT_RERUN: past the entry stop of the call run again */
         struct wait_trace *next;
 };
 
@@ -274,6 +278,7 @@ struct tns_supervisor {
         unsigned threads_waiting; /* threads waiting for the lock (atomic) */
         uint64_t thread_turns; /* times a thread took the lock (atomic) */
         bool serving; /* in supervisor_serve_received() */
+        bool serving_on_thread; /* ...called by a receive thread: nothing may be seized */
         unsigned n_threads;
         struct deferred *deferred; /* calls for the loop, oldest first */
         struct deferred **deferred_tail;
@@ -462,6 +467,10 @@ int supervisor_ensure_sigchld(struct tns_supervisor *s);
  * the result of a call run on its behalf). */
 int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
                         const struct tns_syscall_desc *d);
+/* A call that sets file times and runs as it is (no realtime shift,
+ * explicit times, bad ones): a receive thread may answer it. Under the
+ * engine's lock, for a listener without member entries. */
+bool supervisor_file_times_as_is(const struct listener *l, const struct seccomp_notif *req);
 void supervisor_wait_on_sigchld(struct tns_supervisor *s);
 /* Offsets changed: every held wait is interrupted and converted again
  * (a sleep or futex wait restarts through the filter). */

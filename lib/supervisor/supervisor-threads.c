@@ -286,7 +286,9 @@ static void *receive_thread(void *userdata) {
                 }
                 if (l->n_deferred == 0 && supervisor_off_loop(l, req)) {
                         memcpy(s->req, req, sizeof(*req));
+                        s->serving_on_thread = true;
                         supervisor_serve_received(l);
+                        s->serving_on_thread = false;
                 } else
                         defer(l, req);
                 pthread_mutex_unlock(&s->lock);

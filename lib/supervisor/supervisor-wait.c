@@ -47,6 +47,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+#include "file-times.h"
 #include "proc-util.h"
 #include "supervisor-internal.h"
 #include "time-util.h"
@@ -108,7 +109,8 @@ static void log_wait(struct tns_supervisor *s, pid_t tid, int nr, int level, int
 
 /* Target memory, trusted only if the notification is still valid after
  * the read (the pid may have been reused). */
-static int read_target(struct listener *l, const struct seccomp_notif *req, uint64_t addr, void *buf, size_t len) {
+static int read_target(const struct listener *l, const struct seccomp_notif *req, uint64_t addr, void *buf,
+                       size_t len) {
         struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
         ssize_t n = process_vm_readv(req->pid, &local, 1, &remote, 1, 0);
 
@@ -163,6 +165,15 @@ static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd
  * convert. */
 static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *spec, const void *in, void *out,
                    uint64_t *reg) {
+        if (spec->now) {
+                /* File times: "now" is the namespace's realtime (in: NULL
+                 * for a NULL pointer). */
+                struct timespec host, now;
+
+                if (clock_gettime(CLOCK_REALTIME, &host) < 0 || tns_ns_now(ns, TNS_CLASS_REALTIME, &host, &now) < 0)
+                        return -EINVAL;
+                return tns_file_times_now(spec->kind, in, &now, out);
+        }
         if (tns_ns_rated(ns)) {
                 struct tns_rate_map m, wm;
                 struct timespec now;
@@ -372,8 +383,11 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         w->clock_class = c;
         w->kind = spec->kind;
         w->relative = spec->relative;
-        memcpy(w->data, data, len);
-        w->len = len;
+        w->now = spec->now;
+        w->in_null = !data;
+        if (data)
+                memcpy(w->data, data, len);
+        w->len = data ? len : 0;
         w->next = s->waits;
         s->waits = TAKE_PTR(w);
         s->n_waits++;
@@ -403,21 +417,37 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         } in, out;
         struct tns_proc_status st = {};
         uint64_t page = 0, ptr, args[6], reg_value;
+        bool in_null;
         size_t len;
         int64_t r;
         int c;
 
         for (unsigned i = 0; i < 6; i++)
                 args[i] = req->data.args[i];
-        /* Absolute waits; in a rated namespace, relative ones too. */
+        /* Absolute waits; in a rated namespace, relative ones too; file
+         * times set to "now". */
         if (tns_wait_classify(d->id, args, &spec) < 0 &&
-            (!tns_ns_rated(ns) || tns_wait_classify_rated(d->id, args, &spec) < 0))
+            (!tns_ns_rated(ns) || tns_wait_classify_rated(d->id, args, &spec) < 0) &&
+            tns_file_times_classify(d->id, args, &spec) < 0)
                 return TNS_REPLY_CONTINUE;
         ptr = req->data.args[spec.arg];
         /* Step 3's call, pointing at our slot (or with the converted
-         * value in its register): let it run. */
-        if (w && w->phase == WAIT_RUNNING)
+         * value in its register), or the program's own call run again:
+         * let it run. */
+        if (w && (w->phase == WAIT_RUNNING || w->phase == WAIT_RERUN))
                 return TNS_REPLY_CONTINUE;
+        /* The host's realtime is the namespace's: its "now" is right. */
+        if (spec.now && !tns_ns_rated(ns) && tns_ns_offset(ns, TNS_CLASS_REALTIME) == 0)
+                return TNS_REPLY_CONTINUE;
+        /* Explicit file times (tar, cp -p: no UTIME_NOW), and bad ones,
+         * run as they are: told before any /proc read. */
+        if (spec.now && ptr != 0) {
+                r = read_target(l, req, ptr, &in, tns_wait_size(spec.kind));
+                if (r == -ESRCH)
+                        return r;
+                if (r < 0 || convert(ns, TNS_CLASS_REALTIME, &spec, &in, &out, NULL) < 0)
+                        return TNS_REPLY_CONTINUE;
+        }
         if (!spec.via_fd) {
                 r = tns_proc_status(req->pid, &st);
                 if (r == 0)
@@ -437,7 +467,9 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         if (c == -ENOENT || (c >= 0 && !tns_ns_rated(ns) && tns_ns_offset(ns, c) == 0))
                 return TNS_REPLY_CONTINUE; /* no such timer, a CPU clock, no offset: the kernel's */
         len = tns_wait_size(spec.kind);
-        r = len ? read_target(l, req, ptr, &in, len) : 0;
+        /* File times with a NULL pointer: "now", nothing to read. */
+        in_null = spec.now && ptr == 0;
+        r = len && !in_null ? read_target(l, req, ptr, &in, len) : 0;
         if (r == -ESRCH)
                 return r;
         if (r < 0)
@@ -445,10 +477,15 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         if (spec.via_fd)
                 return timerfd_on_behalf(l, req, ns, &spec, &in.its);
         reg_value = ptr;
-        r = convert(ns, c, &spec, &in, &out, &reg_value);
+        r = convert(ns, c, &spec, in_null ? NULL : &in, &out, &reg_value);
         if (r < 0)
                 return TNS_REPLY_CONTINUE; /* the kernel's EINVAL, or nothing to convert */
-        r = hold(l, req, st.tgid, ns, c, &spec, &in, len, page);
+        /* A receive thread serves only what runs as it is
+         * (supervisor_file_times_as_is()); times changed since by the
+         * caller itself: its own call, as it is. */
+        if (l->s->serving_on_thread)
+                return TNS_REPLY_CONTINUE;
+        r = hold(l, req, st.tgid, ns, c, &spec, in_null ? NULL : &in, len, page);
         if (r == -ERESTARTNOINTR || r == -ESRCH)
                 return r;
         if (r == -EAGAIN)
@@ -457,8 +494,30 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
          * Warned about once: a traced program may wait in a loop. */
         l->s->stats.waits_unconverted++;
         log_wait(l->s, req->pid, req->data.nr, l->s->stats.waits_unconverted == 1 ? LOG_WARNING : LOG_DEBUG, (int) r,
-                 "Failed to hold an absolute wait for conversion, it waits for the unconverted deadline");
+                 spec.now ? "Failed to hold a call that sets file times, they get the host's time"
+                          : "Failed to hold an absolute wait for conversion, it waits for the unconverted deadline");
         return TNS_REPLY_CONTINUE;
+}
+
+bool supervisor_file_times_as_is(const struct listener *l, const struct seccomp_notif *req) {
+        const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
+        unsigned char in[32], out[32];
+        struct tns_wait_spec spec;
+        uint64_t args[6], ptr;
+        int r;
+
+        for (unsigned i = 0; i < 6; i++)
+                args[i] = req->data.args[i];
+        if (!d || tns_file_times_classify(d->id, args, &spec) < 0)
+                return false;
+        if (!tns_ns_rated(l->ns) && tns_ns_offset(l->ns, TNS_CLASS_REALTIME) == 0)
+                return true;
+        ptr = args[spec.arg];
+        if (ptr == 0)
+                return false;
+        _Static_assert(sizeof(in) >= 32, "the largest file times");
+        r = read_target(l, req, ptr, in, tns_wait_size(spec.kind));
+        return r < 0 || convert(l->ns, TNS_CLASS_REALTIME, &spec, in, out, NULL) < 0;
 }
 
 /* Leaves the thread to itself: the program's pointer back if we changed
@@ -519,7 +578,8 @@ static int write_slot(struct wait_trace *w, uint64_t *ret_arg) {
         int r;
 
         memcpy(&in, w->data, w->len);
-        r = convert(w->ns, w->clock_class, &spec, &in, &out, &v);
+        spec.now = w->now;
+        r = convert(w->ns, w->clock_class, &spec, w->in_null ? NULL : &in, &out, &v);
         if (r < 0)
                 return r;
         if (!tns_wait_size(w->kind)) {
@@ -533,7 +593,8 @@ static int write_slot(struct wait_trace *w, uint64_t *ret_arg) {
         if (fd < 0)
                 return negative_errno();
         /* FOLL_FORCE: a private copy of the read-only page. */
-        if (pwrite(fd, &out, w->len, (off_t) (w->page + w->slot * TNS_WAIT_SLOT_SIZE)) != (ssize_t) w->len)
+        if (pwrite(fd, &out, tns_wait_size(w->kind), (off_t) (w->page + w->slot * TNS_WAIT_SLOT_SIZE)) !=
+            (ssize_t) tns_wait_size(w->kind))
                 return -EIO;
         return 0;
 }
@@ -598,7 +659,32 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
          * itself instead (a futex wait may always wake spuriously). */
         if (w->reconvert && (int64_t) regs.rax == -ERESTART_RESTARTBLOCK)
                 regs.rax = (uint64_t) -ERESTARTNOINTR;
+        /* Explicit times need the file's owner where "now" needs only
+         * write access (vfs_utimes()): refused, the program's own call
+         * runs again, as it asked, and stamps the host's time rather
+         * than fail. Through the filter again: supervisor_wait() lets it
+         * run. */
+        if (w->now && w->phase == WAIT_RUNNING && (int64_t) regs.rax == -EPERM && sig == 0) {
+                regs.rax = regs.orig_rax;
+                regs.rip -= 2; /* the syscall instruction */
+                if (ptrace(PTRACE_SETREGS, w->tid, 0, &regs) == 0 && ptrace(PTRACE_SYSCALL, w->tid, 0, 0) == 0) {
+                        w->phase = WAIT_RERUN;
+                        w->rerun_entered = false;
+                        return;
+                }
+        }
         release(w, &regs, sig);
+}
+
+/* The program's own call, run again: on through its entry stop, let go
+ * at its exit stop (or at anything else). */
+static void on_rerun_stop(struct wait_trace *w, enum tns_stop stop, int sig) {
+        if (stop == TNS_STOP_SYSCALL && !w->rerun_entered) {
+                w->rerun_entered = true;
+                if (ptrace(PTRACE_SYSCALL, w->tid, 0, 0) == 0)
+                        return;
+        }
+        release(w, NULL, stop == TNS_STOP_SYSCALL ? 0 : sig);
 }
 
 static void on_stop(struct wait_trace *w, int status) {
@@ -620,6 +706,8 @@ static void on_stop(struct wait_trace *w, int status) {
                 return release(w, NULL, sig);
         case WAIT_RUNNING:
                 return on_exit_stop(w, sig);
+        case WAIT_RERUN:
+                return on_rerun_stop(w, stop, sig);
         }
 }
 
@@ -660,7 +748,7 @@ void supervisor_wait_offsets_changed(struct tns_supervisor *s) {
         /* A relative wait keeps what it was given: its remaining time is
          * the kernel's, in host time, from the rate it started at. */
         for (struct wait_trace *w = s->waits; w; w = w->next)
-                if (w->phase == WAIT_RUNNING && !w->relative && !w->reconvert &&
+                if (w->phase == WAIT_RUNNING && !w->relative && !w->now && !w->reconvert &&
                     ptrace(PTRACE_INTERRUPT, w->tid, 0, 0) == 0)
                         w->reconvert = true;
 }

@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# File times set to "now" (touch, os.utime(path), futimens) take the
+# namespace's realtime, every way a program can ask for them
+# (tests/bats/file-times.py: utimensat with no times or UTIME_NOW, utimes,
+# futimesat, utime); explicit times stay as given; bad input gets the
+# host's errno; a caller allowed "now" but not explicit times (write
+# access, not the owner) gets the host's time, as it would with no
+# namespace, never an error.
+
+# $DAEMON_DIR comes from daemon-helpers.bash (which bats' load brings in).
+# shellcheck disable=SC2154
+
+load helpers
+load daemon-helpers
+
+setup_file() {
+        requires_timensctl
+        requires_timensd
+        command -v python3 >/dev/null || skip "python3 is not installed"
+}
+
+setup() {
+        PROBE="$ROOT/tests/bats/file-times.py"
+        FT_DIR=$(mktemp -d /tmp/timens-ft.XXXXXX)
+        chmod 755 "$FT_DIR"
+}
+
+teardown() {
+        show_output_on_failure
+        daemon_teardown
+        rm -rf "$FT_DIR"
+}
+
+# assert_file_times OUTPUT HOST_OUTPUT: every "now" within a second of
+# the program's own time.time() (utime's whole seconds: within 1.5 s, not
+# after), the rest as on the host.
+assert_file_times() {
+        local out=$1 host=$2 name how a m
+        [ "$(wc -l <<<"$out")" = 12 ] || fail "not every way ran: $out"
+        while read -r name how a m; do
+                if [[ $name == bad-* ]]; then
+                        grep -qx "$name $how $a" <<<"$host" || fail "$name: '$how $a' here, '$(grep "^$name " <<<"$host")' on the host"
+                        continue
+                fi
+                [ "$how" = ok ] || fail "$name: $how $a"
+                case $name in
+                utimensat-expl) within "$a < -1e9 and $m < -1e9" || fail "$name: $a $m (explicit times must stay)" ;;
+                utimensat-a-now) within "-1 < $a < 1 and $m < -1e9" || fail "$name: $a $m (atime now, mtime untouched)" ;;
+                utime-null) within "-1.5 < $a <= 0.01 and -1.5 < $m <= 0.01" || fail "$name: $a $m" ;;
+                *) within "-1 < $a < 1 and -1 < $m < 1" || fail "$name: $a $m (not the namespace's now)" ;;
+                esac
+        done <<<"$out"
+}
+
+# within EXPR: a Python comparison of numbers holds.
+within() {
+        python3 -c "import sys; sys.exit(not ($1))"
+}
+
+host_file_times() {
+        HOST_OUT=$(python3 "$PROBE" "$FT_DIR") || fail "on the host: $HOST_OUT"
+        assert_file_times "$HOST_OUT" "$HOST_OUT"
+}
+
+@test "file times set to now take the namespace's realtime (+1d, -10y), every call; explicit times and bad input as on the host" {
+        host_file_times
+        for off in +1d -3650d +1s; do
+                run -0 env TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" "$TIMENSCTL" run --realtime "$off" -- python3 "$PROBE" "$FT_DIR"
+                assert_file_times "$output" "$HOST_OUT"
+        done
+        # No realtime offset: the kernel's own stamp.
+        run -0 env TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" "$TIMENSCTL" run --monotonic +1d -- python3 "$PROBE" "$FT_DIR"
+        assert_file_times "$output" "$HOST_OUT"
+}
+
+@test "touch and stat agree with date under --realtime 2030-01-01, in a dynamic and a static program" {
+        local f=$FT_DIR/t out
+        # shellcheck disable=SC2016 # expanded by the inner shell
+        out=$(TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" tns run --realtime 2030-01-01 -- sh -c \
+                'touch "$1"; date +%s; stat -c %Y "$1"' sh "$f") || fail "$out"
+        { read -r d; read -r m; } <<<"$out"
+        ((m >= 1893456000 && m - d <= 1 && d - m <= 1)) || fail "date $d, file $m"
+        # busybox-static (a test dependency): no libc to lean on.
+        if [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; then
+                # shellcheck disable=SC2016 # expanded by the inner shell
+                out=$(TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" tns run --realtime 2030-01-01 -- /bin/busybox sh -c \
+                        '/bin/busybox touch "$1"; /bin/busybox date +%s; /bin/busybox stat -c %Y "$1"' sh "$f") || fail "$out"
+                { read -r d; read -r m; } <<<"$out"
+                ((m >= 1893456000 && m - d <= 1 && d - m <= 1)) || fail "busybox: date $d, file $m"
+        fi
+}
+
+@test "through timensd: at a rate, and after a live timensctl set, now is the namespace's" {
+        requires_root
+        start_daemon
+        host_file_times
+        run -0 tns run --faketime '+1d x2' -- python3 "$PROBE" "$FT_DIR"
+        assert_file_times "$output" "$HOST_OUT"
+        tns create ft --realtime +5d
+        run -0 tns run --join ft -- python3 "$PROBE" "$FT_DIR"
+        assert_file_times "$output" "$HOST_OUT"
+        tns set ft --realtime -2d
+        run -0 tns run --join ft -- python3 "$PROBE" "$FT_DIR"
+        assert_file_times "$output" "$HOST_OUT"
+        tns destroy ft
+}
+
+# Explicit times need the owner (or CAP_FOWNER), "now" only write access:
+# such a caller gets the host's time from its own call, run again.
+@test "a caller with write access but not the owner: touch works, with the host's time; explicit times refused as on the host" {
+        requires_root
+        requires_setpriv
+        local f=$FT_DIR/shared out host_m
+        touch -d 2020-01-01 "$f"
+        chmod 666 "$f"
+        # shellcheck disable=SC2016 # expanded by the inner shell
+        out=$(TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" tns run --realtime +1d -- "${NOBODY[@]}" sh -c \
+                'touch "$1"; echo touch $?; touch -d 2021-01-01 "$1" 2>/dev/null; echo explicit $?' sh "$f")
+        host_m=$(date +%s)
+        [[ $out == *"touch 0"* ]] || fail "touch failed for a writer: $out"
+        [[ $out == *"explicit 1"* ]] || fail "explicit times allowed to a non-owner: $out"
+        m=$(stat -c %Y "$f")
+        ((host_m - m <= 2 && m - host_m <= 1)) || fail "mtime $m, host $host_m: not the host's now"
+}
