@@ -189,6 +189,7 @@ static int on_handoff(sd_event_source *s, const struct signalfd_siginfo *si, voi
 
         /* Nothing a receive thread took may die with us unanswered. */
         tns_supervisor_stop_threads(m->supervisor);
+        tns_supervisor_settle_held_calls(m->supervisor);
         if (fdstore_handoff(m) < 0) {
                 tns_supervisor_start_threads(m->supervisor);
                 return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clocks.h"
+#include "file-times.h"
 #include "filter.h"
 #include "oci.h"
 
@@ -165,8 +166,45 @@ int tns_oci_seccomp_profile(const char *listener_path, const char *metadata, jso
         return 0;
 }
 
+/* Whether a name is one of the calls that set file times: a bundle may
+ * deny those itself (no timestamp changes in the container), which our
+ * rule must not undo. */
+static bool file_times_name(const char *name) {
+        const uint64_t args[6] = {0};
+        struct tns_wait_spec spec;
+
+        for (size_t k = 0; k < _TNS_SYS_MAX; k++)
+                if (strcmp(name, tns_syscalls[k].name) == 0)
+                        return tns_file_times_classify(tns_syscalls[k].id, args, &spec) == 0;
+        return false;
+}
+
+static const char *rule_action(json_object *rule) {
+        json_object *action;
+
+        if (!json_object_object_get_ex(rule, "action", &action) || !json_object_is_type(action, json_type_string))
+                return NULL;
+        return json_object_get_string(action);
+}
+
+/* Whether the bundle's rule denies `name` (any action but ALLOW and our
+ * NOTIFY): then the call keeps its denial, without our rule. */
+static bool rule_denies(json_object *rule, const char *name) {
+        const char *action = rule_action(rule);
+        json_object *names;
+
+        if (!action || strcmp(action, "SCMP_ACT_ALLOW") == 0 || strcmp(action, "SCMP_ACT_NOTIFY") == 0 ||
+            !json_object_object_get_ex(rule, "names", &names) || !json_object_is_type(names, json_type_array))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(names); i++)
+                if (strcmp(json_object_get_string(json_object_array_get_idx(names, i)), name) == 0)
+                        return true;
+        return false;
+}
+
 /* Whether every name of a rule is one of ours: such rules came from an
- * earlier run and are replaced. */
+ * earlier run and are replaced. A denial that names a call setting file
+ * times is the bundle's own, never ours. */
 static bool rule_is_ours(json_object *rule) {
         json_object *names, *action;
         size_t n;
@@ -187,10 +225,26 @@ static bool rule_is_ours(json_object *rule) {
                         for (size_t j = 0; j < TNS_MAX_COMPAT_NAMES && tns_syscalls[k].i386_names[j] && !found; j++)
                                 found = strcmp(name, tns_syscalls[k].i386_names[j]) == 0;
                 }
-                if (!found)
+                if (!found || (strcmp(json_object_get_string(action), "SCMP_ACT_ERRNO") == 0 && file_times_name(name)))
                         return false;
         }
         return n > 0;
+}
+
+/* Whether one of the bundle's rules (kept) denies the call our rule names. */
+static bool denied_by_bundle(json_object *kept, json_object *ours) {
+        json_object *names;
+        const char *name;
+
+        if (!json_object_object_get_ex(ours, "names", &names) || json_object_array_length(names) != 1)
+                return false;
+        name = json_object_get_string(json_object_array_get_idx(names, 0));
+        if (!file_times_name(name))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(kept); i++)
+                if (rule_denies(json_object_array_get_idx(kept, i), name))
+                        return true;
+        return false;
 }
 
 /* The bundle's own profile, kept, with ours appended. */
@@ -214,9 +268,12 @@ static int merge_agent(json_object *seccomp, const char *listener_path, const ch
                         if (!rule_is_ours(rule) && (r = arr_add(kept, json_object_get(rule))) < 0)
                                 return r;
                 }
-        for (size_t i = 0; i < json_object_array_length(ours); i++)
-                if ((r = arr_add(kept, json_object_get(json_object_array_get_idx(ours, i)))) < 0)
+        for (size_t i = 0; i < json_object_array_length(ours); i++) {
+                json_object *rule = json_object_array_get_idx(ours, i);
+
+                if (!denied_by_bundle(kept, rule) && (r = arr_add(kept, json_object_get(rule))) < 0)
                         return r;
+        }
         r = obj_add(seccomp, "syscalls", TAKE_PTR(kept));
         if (r >= 0 && !metadata)
                 json_object_object_del(seccomp, "listenerMetadata");

@@ -136,6 +136,7 @@ struct wait_trace {
         bool now; /* file times set to "now" (lib/core/file-times.h) */
         bool in_null; /* ...given as a NULL pointer: data holds nothing */
         bool rerun_entered; /* WAIT_RERUN: past the entry stop of the call run again */
+        bool last_stop; /* we are going: its exit stop lets it go, whatever comes */
         struct wait_trace *next;
 };
 

@@ -104,13 +104,12 @@ static void defer(struct listener *l, const struct seccomp_notif *req) {
          * (-ERESTARTNOINTR: a thread we cannot seize is not kicked into
          * restarting it). */
         d->copy = l->recv_slot;
-        if (d->copy) {
-                recv_slot_take(l);
-                if (!l->recv_slot) {
-                        /* None free: the thread keeps its own. */
-                        l->recv_slot = d->copy;
-                        d->copy = NULL;
-                }
+        recv_slot_take(l);
+        if (!l->recv_slot) {
+                /* None free: the thread keeps its own (or, with none
+                 * before either, tries again at its next hand-over). */
+                l->recv_slot = d->copy;
+                d->copy = NULL;
         }
         *s->deferred_tail = d;
         s->deferred_tail = &d->next;
@@ -269,7 +268,7 @@ static void *receive_thread(void *userdata) {
                 /* Once a call waits for the loop, the next ones do too:
                  * the calls that wait are then one run of ids from the
                  * in-flight page's last id on, which a successor finds. */
-                if (l->n_deferred == 0 && supervisor_off_loop(l, req) && supervisor_plain_read(req)) {
+                if (l->n_deferred == 0 && supervisor_plain_read(req) && supervisor_off_loop(l, req)) {
                         /* The state and the clock under the lock, the syscalls after it. */
                         struct tns_read rd;
 

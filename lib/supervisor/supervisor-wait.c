@@ -55,6 +55,7 @@
 #include "wait-convert.h"
 
 /* include/linux/errno.h: never seen by programs */
+#define ERESTARTSYS 512
 #define ERESTART_RESTARTBLOCK 516
 #define WAIT_PAGE_NAME "/memfd:timens-wait"
 #define WAIT_PAGE_MAGIC "timens-wait-pg1" /* 16 bytes with its NUL */
@@ -644,6 +645,22 @@ static void on_entry_stop(struct wait_trace *w) {
         w->s->stats.waits_converted++;
 }
 
+/* A held file-times call that failed with its explicit times (not
+ * interrupted: a restart code or EINTR is the kernel's to act on). */
+static bool file_times_failed(const struct wait_trace *w, const struct user_regs_struct *regs) {
+        int64_t rax = (int64_t) regs->rax;
+
+        return w->now && w->phase == WAIT_RUNNING && rax < 0 && rax >= -4095 && rax != -EINTR &&
+               !(rax <= -ERESTARTSYS && rax >= -ERESTART_RESTARTBLOCK);
+}
+
+/* The registers of a syscall exit as they were before the call: the
+ * program makes it again (x86-64 `syscall`: two bytes). */
+static void rewind_call(struct user_regs_struct *regs) {
+        regs->rax = regs->orig_rax;
+        regs->rip -= 2;
+}
+
 /* The end of the call, or anything before it: the registers as the program
  * left them, and it runs on its own. */
 static void on_exit_stop(struct wait_trace *w, int sig) {
@@ -660,13 +677,16 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
         if (w->reconvert && (int64_t) regs.rax == -ERESTART_RESTARTBLOCK)
                 regs.rax = (uint64_t) -ERESTARTNOINTR;
         /* Explicit times need the file's owner where "now" needs only
-         * write access (vfs_utimes()): refused, the program's own call
-         * runs again, as it asked, and stamps the host's time rather
-         * than fail. Through the filter again: supervisor_wait() lets it
-         * run. */
-        if (w->now && w->phase == WAIT_RUNNING && (int64_t) regs.rax == -EPERM && sig == 0) {
-                regs.rax = regs.orig_rax;
-                regs.rip -= 2; /* the syscall instruction */
+         * write access (vfs_utimes(); a FUSE or network filesystem may
+         * refuse them its own way): failed, the program's own call runs
+         * again, as it asked, and its result is the one the program gets
+         * (the host's now, or the kernel's error for it). A failed
+         * setattr changed nothing. Through the filter again:
+         * supervisor_wait() lets it run. */
+        if (file_times_failed(w, &regs) && sig == 0) {
+                rewind_call(&regs);
+                if (w->last_stop)
+                        return release(w, &regs, 0); /* to whoever serves next */
                 if (ptrace(PTRACE_SETREGS, w->tid, 0, &regs) == 0 && ptrace(PTRACE_SYSCALL, w->tid, 0, 0) == 0) {
                         w->phase = WAIT_RERUN;
                         w->rerun_entered = false;
@@ -753,10 +773,47 @@ void supervisor_wait_offsets_changed(struct tns_supervisor *s) {
                         w->reconvert = true;
 }
 
+/* Before we go (a stop, a hand-over): a file-times call past its entry
+ * stop ends in microseconds; its exit stop is awaited, for a bounded
+ * moment, so that one that failed with our explicit times is let go to
+ * make the call again as the program made it (a successor serves it),
+ * never with that error. Any other stop meanwhile is handled as the loop
+ * would. */
+#define FILE_TIMES_SETTLE_NS (100 * 1000 * 1000)
+
+void tns_supervisor_settle_held_calls(struct tns_supervisor *s) {
+        uint64_t until = supervisor_now_ns() + FILE_TIMES_SETTLE_NS;
+
+        for (;;) {
+                bool left = false;
+
+                for (struct wait_trace *w = s->waits, *next; w; w = next) {
+                        int status;
+                        pid_t r;
+
+                        next = w->next;
+                        if (!w->now || w->phase != WAIT_RUNNING)
+                                continue;
+                        w->last_stop = true;
+                        r = waitpid(w->tid, &status, __WALL | WNOHANG);
+                        if (r < 0)
+                                wait_free(w);
+                        else if (r > 0)
+                                on_stop(w, status);
+                        else
+                                left = true;
+                }
+                if (!left || supervisor_now_ns() >= until)
+                        return;
+                (void) nanosleep(&(struct timespec){.tv_nsec = 1000 * 1000}, NULL);
+        }
+}
+
 /* The supervisor goes away: a thread left pointing at a slot finishes its
  * wait with the converted deadline (the page stays mapped); one not yet
  * restarted restarts unconverted. Never a wrong clock read. */
 void supervisor_wait_done(struct tns_supervisor *s) {
+        tns_supervisor_settle_held_calls(s);
         while (s->waits) {
                 (void) ptrace(PTRACE_DETACH, s->waits->tid, 0, 0);
                 wait_free(s->waits);

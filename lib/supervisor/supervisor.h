@@ -43,6 +43,10 @@ int tns_supervisor_run(struct tns_supervisor *s);
  * then on. start_threads()
  * makes them again (the hand-over failed). */
 void tns_supervisor_stop_threads(struct tns_supervisor *s);
+/* Before a hand-over: the calls held past their entry stop that end at
+ * once (file times set to now) are let go at their end, for a bounded
+ * moment (supervisor-wait.c). */
+void tns_supervisor_settle_held_calls(struct tns_supervisor *s);
 void tns_supervisor_start_threads(struct tns_supervisor *s);
 
 /* A new root namespace (clocks = host + offsets). */

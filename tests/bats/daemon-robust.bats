@@ -409,11 +409,12 @@ traced_kill_loop() {
         # (exec-path.md: no image for a program we cannot seize); its
         # clock_settime is served by the loop.
         HAMMER_READS=2 bg "$TIMENSCTL" run --join traced -- strace -f -qq -o /dev/null \
-                "$HELPERS/hammer" 1 4 12 "$expected" >"$dir/out" 2>&1
+                "$HELPERS/hammer" 1 12 25 "$expected" >"$dir/out" 2>&1
         sleep 1
-        # Until a kill has caught a call taken (a few in 15, from 0 now
-        # and then): 10 kills at least, 40 at most.
-        for ((i = 0; i < 40; i++)); do
+        # Until two kills have caught a call taken (12 threads: about one
+        # kill in 3 with receive threads, one in 15 with the loop alone):
+        # 10 kills at least, 80 at most, within the hammer's 25 s.
+        for ((i = 0; i < 80; i++)); do
                 ((kills >= 10 && $(grep -c 'Answered the calls' "$dir/log") >= 2)) && break
                 old=$(pgrep -P "$keeper" -f -- "--foreground") || break
                 kill -9 "$old"

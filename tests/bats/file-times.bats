@@ -122,3 +122,25 @@ host_file_times() {
         m=$(stat -c %Y "$f")
         ((host_m - m <= 2 && m - host_m <= 1)) || fail "mtime $m, host $host_m: not the host's now"
 }
+
+@test "through timensd: a non-owner's touch loop across hand-overs (SIGUSR2) never fails" {
+        requires_root
+        requires_setpriv
+        local f=$FT_DIR/shared i out
+        touch "$f"
+        chmod 666 "$f"
+        start_daemon
+        # shellcheck disable=SC2016 # expanded by the inner shell
+        bg "$TIMENSCTL" run --realtime +1d -- "${NOBODY[@]}" sh -c \
+                'n=0; f=0; while [ ! -e "$2" ]; do touch "$1" || f=$((f+1)); n=$((n+1)); done; echo "touched $n failed $f"' \
+                sh "$f" "$FT_DIR/stop" >"$BATS_TEST_TMPDIR/loop" 2>&1
+        for ((i = 0; i < 5; i++)); do
+                sleep 0.3
+                handover_daemon
+        done
+        touch "$FT_DIR/stop"
+        wait_for_exit "${BG_PIDS[0]}" 60
+        out=$(cat "$BATS_TEST_TMPDIR/loop")
+        [[ $out =~ touched\ ([0-9]+)\ failed\ 0 ]] || fail "$out"
+        ((BASH_REMATCH[1] > 100)) || fail "too few touches: $out"
+}

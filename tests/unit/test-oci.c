@@ -243,3 +243,43 @@ TEST(config_idempotent) {
         free(once);
         json_object_put(c);
 }
+
+/* A bundle that denies setting file times keeps its denial in agent mode:
+ * our rule for that call is left out, the others are added, and a second
+ * run changes nothing. A denial of clock calls is ours to replace. */
+TEST(agent_keeps_bundle_file_times_denial) {
+        json_object *c = json_tokener_parse(
+                "{\"linux\":{\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+                "{\"names\":[\"utimensat\",\"utimes\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":1},"
+                "{\"names\":[\"clock_settime\"],\"action\":\"SCMP_ACT_ERRNO\"}]}}}");
+        char err[TNS_OCI_ERR_MAX], *once;
+        json_object *syscalls;
+        int utimensat = 0, utime = 0, denial = 0, clock_denial = 0;
+
+        ASSERT_EQ(tns_oci_config_add_agent(c, "/s", NULL, err), 0);
+        once = strdup(json_object_to_json_string(c));
+        ASSERT_EQ(tns_oci_config_add_agent(c, "/s", NULL, err), 0);
+        EXPECT_EQ(strcmp(once, json_object_to_json_string(c)), 0);
+        syscalls = json_object_object_get(json_object_object_get(json_object_object_get(c, "linux"), "seccomp"),
+                                          "syscalls");
+        for (size_t i = 0; i < json_object_array_length(syscalls); i++) {
+                json_object *rule = json_object_array_get_idx(syscalls, i);
+                const char *action = json_object_get_string(json_object_object_get(rule, "action"));
+                const char *name =
+                        json_object_get_string(json_object_array_get_idx(json_object_object_get(rule, "names"), 0));
+
+                if (strcmp(action, "SCMP_ACT_NOTIFY") == 0) {
+                        utimensat += strcmp(name, "utimensat") == 0;
+                        utime += strcmp(name, "utime") == 0;
+                } else if (strcmp(name, "utimensat") == 0)
+                        denial++;
+                else if (strcmp(name, "clock_settime") == 0)
+                        clock_denial++;
+        }
+        EXPECT_EQ(utimensat, 0);
+        EXPECT_EQ(utime, 1);
+        EXPECT_EQ(denial, 1);
+        EXPECT_EQ(clock_denial, 0);
+        free(once);
+        json_object_put(c);
+}
