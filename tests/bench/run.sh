@@ -249,6 +249,7 @@ echo "  - Total time: $((SECONDS - start)) s."
 
 # /proc/uptime through our FUSE mount, and a /proc file it does not cover.
 "$(dirname "$0")/procfs.sh" "$builddir"
+"$(dirname "$0")/file-times.sh" "$builddir"
 "$(dirname "$0")/restart.sh" "$builddir"
 "$(dirname "$0")/scale.sh" "$builddir"
 
