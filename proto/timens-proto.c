@@ -1257,6 +1257,15 @@ static json_object *wait_stats_to_json(const struct tns_supervisor_stats *s) {
         return TAKE_PTR(o);
 }
 
+static json_object *file_times_stats_to_json(const struct tns_supervisor_stats *s) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o || add_uint64(o, "namespace_now", s->file_times_ns) < 0 ||
+            add_uint64(o, "host_now", s->file_times_host) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 static json_object *server_stats_to_json(const struct tns_server_stats *s) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
@@ -1293,6 +1302,8 @@ int tns_stats_to_json(const struct tns_stats_view *st, json_object **ret) {
         if (k >= 0)
                 k = add_object(o, "waits", wait_stats_to_json(s));
         if (k >= 0)
+                k = add_object(o, "file_times", file_times_stats_to_json(s));
+        if (k >= 0)
                 k = add_object(o, "syscalls", syscalls_to_json(s));
         if (k >= 0)
                 k = add_object(o, "server", server_stats_to_json(&st->server));
@@ -1321,7 +1332,7 @@ static void syscalls_from_json(json_object *o, struct tns_supervisor_stats *s) {
 
 int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
         struct tns_stats_view st = {};
-        json_object *server, *vdso, *waits;
+        json_object *server, *vdso, *waits, *file_times;
         const char *reads;
 
         if (read_uint64(o, "notifications", &st.sup.notifications) < 0)
@@ -1344,6 +1355,10 @@ int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
         if (json_object_object_get_ex(o, "waits", &waits)) {
                 (void) read_uint64(waits, "converted", &st.sup.waits_converted);
                 (void) read_uint64(waits, "unconverted", &st.sup.waits_unconverted);
+        }
+        if (json_object_object_get_ex(o, "file_times", &file_times)) {
+                (void) read_uint64(file_times, "namespace_now", &st.sup.file_times_ns);
+                (void) read_uint64(file_times, "host_now", &st.sup.file_times_host);
         }
         if (json_object_object_get_ex(o, "server", &server)) {
                 (void) read_uint64(server, "connections", &st.server.connections);

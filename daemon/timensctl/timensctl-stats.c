@@ -63,6 +63,9 @@ static void print_stats(const struct tns_stats_view *st) {
                s->vdso_syscall_path);
         printf("        Waits: %" PRIu64 " converted, %" PRIu64 " unconverted (held by a debugger)\n",
                s->waits_converted, s->waits_unconverted);
+        printf("   File times: %" PRIu64 " set to the namespace's now, %" PRIu64
+               " to the host's (not the owner, or held by a debugger)\n",
+               s->file_times_ns, s->file_times_host);
         printf("  Connections: %" PRIu64 " (%" PRIu64 " now, %" PRIu64 " refused at the cap), %" PRIu64
                " requests, %" PRIu64 " errors\n",
                st->server.connections, st->server.connections_now, st->server.rejected, st->server.requests,

@@ -493,8 +493,12 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 return TNS_REPLY_CONTINUE; /* its program's exec ends it: no failure */
         /* Held by a debugger, out of slots: the call runs unconverted.
          * Warned about once: a traced program may wait in a loop. */
-        l->s->stats.waits_unconverted++;
-        log_wait(l->s, req->pid, req->data.nr, l->s->stats.waits_unconverted == 1 ? LOG_WARNING : LOG_DEBUG, (int) r,
+        if (spec.now)
+                l->s->stats.file_times_host++;
+        else
+                l->s->stats.waits_unconverted++;
+        log_wait(l->s, req->pid, req->data.nr,
+                 l->s->stats.waits_unconverted + l->s->stats.file_times_host == 1 ? LOG_WARNING : LOG_DEBUG, (int) r,
                  spec.now ? "Failed to hold a call that sets file times, they get the host's time"
                           : "Failed to hold an absolute wait for conversion, it waits for the unconverted deadline");
         return TNS_REPLY_CONTINUE;
@@ -642,7 +646,8 @@ static void on_entry_stop(struct wait_trace *w) {
         if (ptrace(PTRACE_SETREGS, w->tid, 0, &regs) < 0 || ptrace(PTRACE_SYSCALL, w->tid, 0, 0) < 0)
                 return release(w, NULL, 0);
         w->phase = WAIT_RUNNING;
-        w->s->stats.waits_converted++;
+        if (!w->now)
+                w->s->stats.waits_converted++;
 }
 
 /* A held file-times call that failed with its explicit times (not
@@ -683,6 +688,8 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
          * (the host's now, or the kernel's error for it). A failed
          * setattr changed nothing. Through the filter again:
          * supervisor_wait() lets it run. */
+        if (w->now && !file_times_failed(w, &regs))
+                w->s->stats.file_times_ns++;
         if (file_times_failed(w, &regs) && sig == 0) {
                 rewind_call(&regs);
                 if (w->last_stop)
@@ -699,11 +706,17 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
 /* The program's own call, run again: on through its entry stop, let go
  * at its exit stop (or at anything else). */
 static void on_rerun_stop(struct wait_trace *w, enum tns_stop stop, int sig) {
+        struct user_regs_struct regs;
+
         if (stop == TNS_STOP_SYSCALL && !w->rerun_entered) {
                 w->rerun_entered = true;
                 if (ptrace(PTRACE_SYSCALL, w->tid, 0, 0) == 0)
                         return;
         }
+        /* Set after all, by the host's now (a failure is the call's own,
+         * as on the host). */
+        if (stop == TNS_STOP_SYSCALL && ptrace(PTRACE_GETREGS, w->tid, 0, &regs) == 0 && (int64_t) regs.rax == 0)
+                w->s->stats.file_times_host++;
         release(w, NULL, stop == TNS_STOP_SYSCALL ? 0 : sig);
 }
 

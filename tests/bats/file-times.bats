@@ -90,8 +90,9 @@ host_file_times() {
         fi
 }
 
-@test "through timensd: at a rate, and after a live timensctl set, now is the namespace's" {
+@test "through timensd: at a rate, and after a live timensctl set, now is the namespace's; stats count them" {
         requires_root
+        local n h
         start_daemon
         host_file_times
         run -0 tns run --faketime '+1d x2' -- python3 "$PROBE" "$FT_DIR"
@@ -103,6 +104,14 @@ host_file_times() {
         run -0 tns run --join ft -- python3 "$PROBE" "$FT_DIR"
         assert_file_times "$output" "$HOST_OUT"
         tns destroy ft
+        # Seven ways held per run, three runs: counted as set to the
+        # namespace's now; none fell back to the host's.
+        run -0 tns stats --json
+        n=$(json_get 'j["file_times"]["namespace_now"]' <<<"$output")
+        h=$(json_get 'j["file_times"]["host_now"]' <<<"$output")
+        ((n >= 21 && h == 0)) || fail "file_times: namespace_now $n, host_now $h"
+        run -0 tns stats
+        [[ $output == *"File times: $n set to the namespace's now, 0 to the host's"* ]] || fail "$output"
 }
 
 # Explicit times need the owner (or CAP_FOWNER), "now" only write access:
