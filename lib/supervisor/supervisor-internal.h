@@ -113,7 +113,7 @@ enum wait_phase {
         WAIT_INTERRUPT, /* replied -ERESTARTNOINTR; waiting for its interrupt stop */
         WAIT_ENTRY, /* resumed; waiting for the entry stop of the restarted call */
         WAIT_RUNNING, /* its argument points at our slot; waiting for its exit stop */
-        WAIT_RERUN, /* file times refused as explicit (EPERM): the program's own call runs again */
+        WAIT_RERUN, /* file times failed as explicit (EPERM: not the owner): the program's own call runs again */
 };
 
 struct wait_trace {

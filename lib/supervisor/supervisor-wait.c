@@ -330,6 +330,27 @@ static bool tree_full(const struct tns_supervisor *s, const struct tns_ns *ns) {
         return false;
 }
 
+/* Whether a call that sets file times (spec, from
+ * tns_file_times_classify()) runs as it is in ns: 1 with the host's
+ * realtime the namespace's, or explicit times (tar, cp -p: no UTIME_NOW),
+ * or bad ones (the kernel's errno); 0 if it needs the namespace's now
+ * (a hold); -ESRCH for a caller gone. */
+static int file_times_as_is(const struct listener *l, const struct seccomp_notif *req, const struct tns_ns *ns,
+                            const struct tns_wait_spec *spec) {
+        unsigned char in[32], out[32]; /* the largest file times (tns_wait_size()) */
+        uint64_t ptr = req->data.args[spec->arg];
+        int r;
+
+        if (!tns_ns_rated(ns) && tns_ns_offset(ns, TNS_CLASS_REALTIME) == 0)
+                return 1;
+        if (ptr == 0)
+                return 0;
+        r = read_target(l, req, ptr, in, tns_wait_size(spec->kind));
+        if (r == -ESRCH)
+                return r;
+        return r < 0 || convert(ns, TNS_CLASS_REALTIME, spec, in, out, NULL) < 0;
+}
+
 /* Step 1: hold the caller. Returns -ERESTARTNOINTR for the reply. */
 static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t tgid, struct tns_ns *ns, int c,
                     const struct tns_wait_spec *spec, const void *data, size_t len, uint64_t page) {
@@ -437,16 +458,12 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
          * let it run. */
         if (w && (w->phase == WAIT_RUNNING || w->phase == WAIT_RERUN))
                 return TNS_REPLY_CONTINUE;
-        /* The host's realtime is the namespace's: its "now" is right. */
-        if (spec.now && !tns_ns_rated(ns) && tns_ns_offset(ns, TNS_CLASS_REALTIME) == 0)
-                return TNS_REPLY_CONTINUE;
-        /* Explicit file times (tar, cp -p: no UTIME_NOW), and bad ones,
-         * run as they are: told before any /proc read. */
-        if (spec.now && ptr != 0) {
-                r = read_target(l, req, ptr, &in, tns_wait_size(spec.kind));
-                if (r == -ESRCH)
+        /* File times that run as they are: told before any /proc read. */
+        if (spec.now) {
+                r = file_times_as_is(l, req, ns, &spec);
+                if (r < 0)
                         return r;
-                if (r < 0 || convert(ns, TNS_CLASS_REALTIME, &spec, &in, &out, NULL) < 0)
+                if (r > 0)
                         return TNS_REPLY_CONTINUE;
         }
         if (!spec.via_fd) {
@@ -506,23 +523,13 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
 
 bool supervisor_file_times_as_is(const struct listener *l, const struct seccomp_notif *req) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
-        unsigned char in[32], out[32];
         struct tns_wait_spec spec;
-        uint64_t args[6], ptr;
-        int r;
+        uint64_t args[6];
 
         for (unsigned i = 0; i < 6; i++)
                 args[i] = req->data.args[i];
-        if (!d || tns_file_times_classify(d->id, args, &spec) < 0)
-                return false;
-        if (!tns_ns_rated(l->ns) && tns_ns_offset(l->ns, TNS_CLASS_REALTIME) == 0)
-                return true;
-        ptr = args[spec.arg];
-        if (ptr == 0)
-                return false;
-        _Static_assert(sizeof(in) >= 32, "the largest file times");
-        r = read_target(l, req, ptr, in, tns_wait_size(spec.kind));
-        return r < 0 || convert(l->ns, TNS_CLASS_REALTIME, &spec, in, out, NULL) < 0;
+        /* A caller gone: answered at once too (its answer goes nowhere). */
+        return d && tns_file_times_classify(d->id, args, &spec) == 0 && file_times_as_is(l, req, l->ns, &spec) != 0;
 }
 
 /* Leaves the thread to itself: the program's pointer back if we changed
@@ -670,6 +677,7 @@ static void rewind_call(struct user_regs_struct *regs) {
  * left them, and it runs on its own. */
 static void on_exit_stop(struct wait_trace *w, int sig) {
         struct user_regs_struct regs;
+        bool failed;
 
         if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0)
                 return release(w, NULL, sig);
@@ -688,9 +696,10 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
          * (the host's now, or the kernel's error for it). A failed
          * setattr changed nothing. Through the filter again:
          * supervisor_wait() lets it run. */
-        if (w->now && !file_times_failed(w, &regs))
+        failed = file_times_failed(w, &regs);
+        if (w->now && !failed)
                 w->s->stats.file_times_ns++;
-        if (file_times_failed(w, &regs) && sig == 0) {
+        if (failed && sig == 0) {
                 rewind_call(&regs);
                 if (w->last_stop)
                         return release(w, &regs, 0); /* to whoever serves next */
