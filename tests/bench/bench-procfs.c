@@ -20,18 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * INT64_C(1000000000) + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b) {
-        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-
-        return (x > y) - (x < y);
-}
+#include "bench.h"
 
 int main(int argc, char **argv) {
         long n = 2000;
@@ -52,7 +41,7 @@ int main(int argc, char **argv) {
         if (!t)
                 return 1;
         for (long i = 0; i < n; i++) {
-                int64_t start = now_ns();
+                int64_t start = bench_now_ns();
                 int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 
                 if (fd < 0) {
@@ -62,9 +51,9 @@ int main(int argc, char **argv) {
                 while (read(fd, buf, sizeof(buf)) > 0)
                         ;
                 close(fd);
-                t[i] = now_ns() - start;
+                t[i] = bench_now_ns() - start;
         }
-        qsort(t, (size_t) n, sizeof(*t), cmp);
+        qsort(t, (size_t) n, sizeof(*t), bench_cmp_int64);
         printf("read %s %lld %lld %ld\n", argv[1], (long long) t[n / 2], (long long) t[n * 99 / 100], n);
         free(t);
         return 0;

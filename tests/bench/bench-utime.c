@@ -19,18 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * INT64_C(1000000000) + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b) {
-        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-
-        return (x > y) - (x < y);
-}
+#include "bench.h"
 
 int main(int argc, char **argv) {
         static const struct timespec fixed[2] = {{1000, 0}, {2000, 0}};
@@ -64,16 +53,16 @@ int main(int argc, char **argv) {
                 return 1;
         }
         for (long i = 0; i < n; i++) {
-                int64_t start = now_ns();
+                int64_t start = bench_now_ns();
 
                 /* The raw call: libc's futimens is this one. */
                 if (syscall(SYS_utimensat, fd, NULL, times, 0) < 0) {
                         perror("utimensat");
                         return 1;
                 }
-                t[i] = now_ns() - start;
+                t[i] = bench_now_ns() - start;
         }
-        qsort(t, (size_t) n, sizeof(*t), cmp);
+        qsort(t, (size_t) n, sizeof(*t), bench_cmp_int64);
         printf("utime %s %lld %lld %ld\n", argv[1], (long long) t[n / 2], (long long) t[n * 99 / 100], n);
         free(t);
         close(fd);

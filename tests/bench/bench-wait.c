@@ -25,28 +25,17 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * INT64_C(1000000000) + ts.tv_nsec;
-}
+#include "bench.h"
 
 static struct timespec ts_of(int64_t ns) {
         return (struct timespec){ns / 1000000000, ns % 1000000000};
-}
-
-static int cmp(const void *a, const void *b) {
-        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-
-        return (x > y) - (x < y);
 }
 
 /* One wait of `delay` ns; returns the ns between its deadline and the
  * wake-up. */
 static int64_t wait_once(const char *kind, int64_t delay, pthread_cond_t *cv, pthread_mutex_t *m) {
         static uint32_t word;
-        int64_t start = now_ns(), deadline = start + delay;
+        int64_t start = bench_now_ns(), deadline = start + delay;
         struct timespec d = ts_of(deadline), rel = ts_of(delay);
 
         if (strcmp(kind, "abs-sleep") == 0)
@@ -58,7 +47,7 @@ static int64_t wait_once(const char *kind, int64_t delay, pthread_cond_t *cv, pt
         else
                 while (pthread_cond_timedwait(cv, m, &d) == 0)
                         ;
-        return now_ns() - deadline;
+        return bench_now_ns() - deadline;
 }
 
 int main(int argc, char *argv[]) {
@@ -94,7 +83,7 @@ int main(int argc, char *argv[]) {
         pthread_mutex_lock(&m);
         for (long i = 0; i < n; i++)
                 late[i] = wait_once(kind, delay_us * 1000, &cv, &m);
-        qsort(late, (size_t) n, sizeof(*late), cmp);
+        qsort(late, (size_t) n, sizeof(*late), bench_cmp_int64);
         printf("wake %s %.1f %.1f %.1f %ld\n", kind, late[n / 2] / 1e3, late[n * 99 / 100] / 1e3, late[n - 1] / 1e3, n);
         return 0;
 }

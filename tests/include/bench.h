@@ -95,6 +95,14 @@ static inline uint64_t bench_calibrate(bench_batch_fn batch, void *ctx, int64_t 
         }
 }
 
+/* For qsort() of the per-call times (ns) of the benchmarks that quote
+ * percentiles (bench-procfs, bench-utime, bench-wait). */
+static inline int bench_cmp_int64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+        return (x > y) - (x < y);
+}
+
 static inline int bench_cmp_double(const void *a, const void *b) {
         double x = *(const double *) a, y = *(const double *) b;
 
