@@ -405,21 +405,16 @@ static __attribute__((noinline)) bool direct_coarse_slow(int clock, enum tns_clo
 }
 
 /* The straight path: true if it read a consistent value, false if the
- * caller must take direct_coarse() (a writer in progress, a page to
- * check) — as a tail call, so that nothing is saved here. with_rate is a
- * constant: false, a rated page is declined and its code compiled out,
- * so that the inline read of a namespace without a rate keeps to the
- * registers a call may clobber; true, the rate's prepared map is applied
- * (coarse_clock_gettime(), out of line). */
-static DIRECT_INLINE bool direct_coarse_at(int clock, enum tns_clock_class c, struct vdso_timespec *ts,
-                                           const bool with_rate) {
+ * caller must take direct_coarse() — as a tail call, so that nothing is
+ * saved here. A rated page is declined (direct_coarse_rated() is its
+ * path), so that the inline read of a namespace without a rate keeps to
+ * the registers a call may clobber. */
+static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
         const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE), *kns = NULL;
         const struct tns_offsets_page *p = &tns_offsets_page;
         uint32_t seq, oseq;
         uint64_t sec, ns;
-        struct split off = {};
-        struct tns_rate_fast rf;
-        bool rated;
+        struct split off;
 
         /* A coarse read is a few loads: passing by a kernel time
          * namespace's page here (its clock_mode shares the sequence's
@@ -428,31 +423,56 @@ static DIRECT_INLINE bool direct_coarse_at(int clock, enum tns_clock_class c, st
                 return false;
         seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
         oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-        rated = direct_rated(p);
-        if (!with_rate && unlikely(rated))
+        if (unlikely(direct_rated(p)))
                 return false;
         sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
         ns = __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED);
-        if (with_rate && unlikely(rated))
-                direct_fast_load(p, c, &rf);
-        else {
-                off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
-                off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
-        }
+        off.sec = __atomic_load_n(&p->clocks[c].offset_sec, __ATOMIC_RELAXED);
+        off.nsec = __atomic_load_n(&p->clocks[c].offset_nsec, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (unlikely(((seq | oseq) & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
                      __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
                 return false;
         if (unlikely(kns != NULL))
                 direct_timens_offset(kns, clock, &sec, &ns);
-        if (with_rate && unlikely(rated)) /* out of the prepared form's range: direct_coarse_slow() */
-                return direct_store_fast(ts, &rf, oseq, sec, ns);
         direct_store(ts, sec, ns, off);
         return true;
 }
 
-static DIRECT_INLINE bool direct_coarse_fast(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
-        return direct_coarse_at(clock, c, ts, false);
+/* A rated namespace's coarse clock, straight. The prepared map is
+ * applied before the two sequences are checked again, as the kernel
+ * converts its counter inside its retry loop: only the result is live
+ * across the check, no part of the map is kept on the stack, and a
+ * result computed from a torn read (a bounded computation: no loop, no
+ * fault) is thrown away by the check. False: a writer in progress, a page
+ * without a rate, a map out of its form's range; the caller then takes
+ * direct_coarse() (the loop, which applies rates[]). */
+static DIRECT_INLINE bool direct_coarse_rated(int clock, enum tns_clock_class c, struct vdso_timespec *ts) {
+        const struct tns_kvdso_clock *vc = direct_clock_data(TNS_KVDSO_CS_HRES_COARSE), *kns = NULL;
+        const struct tns_offsets_page *p = &tns_offsets_page;
+        struct tns_rate_fast rf;
+        uint32_t seq, oseq;
+        uint64_t sec, ns;
+        int64_t s = 0, n = 0;
+        bool ok;
+
+        if (unlikely(!direct_page_ok()) || unlikely(!direct_timens_pass(&vc, &kns)))
+                return false;
+        seq = __atomic_load_n(&vc->seq, __ATOMIC_ACQUIRE);
+        oseq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+        sec = __atomic_load_n(&vc->basetime[clock].sec, __ATOMIC_RELAXED);
+        ns = __atomic_load_n(&vc->basetime[clock].nsec, __ATOMIC_RELAXED);
+        if (unlikely(kns != NULL)) /* fixed for good: no sequence needed */
+                direct_timens_offset(kns, clock, &sec, &ns);
+        direct_fast_load(p, c, &rf);
+        ok = direct_rated(p) && tns_rate_fast_apply(&rf, oseq, sec, ns, &s, &n);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (unlikely(!ok || ((seq | oseq) & 1) || __atomic_load_n(&vc->seq, __ATOMIC_RELAXED) != seq ||
+                     __atomic_load_n(&p->seq, __ATOMIC_RELAXED) != oseq))
+                return false;
+        ts->tv_sec = (long) s;
+        ts->tv_nsec = (long) n;
+        return true;
 }
 
 /* With the loop: false when only the call-through can answer. */
@@ -500,8 +520,8 @@ static __attribute__((noinline)) bool direct_time_slow(long *ret) {
                 return true;
         }
 coarse:
-        /* The straight coarse read (a rate's prepared map), then its loop. */
-        if (!direct_coarse_at(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts, true) &&
+        /* The straight rated read, then the coarse loop. */
+        if (!direct_coarse_rated(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts) &&
             !direct_coarse_slow(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))
                 return false;
         *ret = ts.tv_sec;

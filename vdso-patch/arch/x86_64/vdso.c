@@ -394,12 +394,17 @@ static NOINLINE int hres_clock_gettime(int clock, struct vdso_timespec *ts) {
         return hres_clock_gettime_slow(clock, ts);
 }
 
-static NOINLINE int coarse_clock_gettime(int clock, struct vdso_timespec *ts) {
-        /* A rated namespace's straight read, then the loop. */
-        if (likely(direct_coarse_at(clock, clock_how(clock) - 1, ts, true)) ||
-            likely(direct_coarse(clock, clock_how(clock) - 1, ts)))
+static NOINLINE int coarse_clock_gettime_slow(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_coarse(clock, clock_how(clock) - 1, ts)))
                 return 0;
         return callthrough_clock_gettime(clock, ts);
+}
+
+/* A rated namespace's straight read, then (a tail call) the loop. */
+static NOINLINE int coarse_clock_gettime(int clock, struct vdso_timespec *ts) {
+        if (likely(direct_coarse_rated(clock, clock_how(clock) - 1, ts)))
+                return 0;
+        return coarse_clock_gettime_slow(clock, ts);
 }
 
 /* The straight coarse read inline, everything else behind a tail call:
@@ -430,8 +435,16 @@ int __vdso_gettimeofday(struct vdso_timeval *tv, struct vdso_timezone *tz) {
 }
 
 static NOINLINE long time_slow(long *t) {
+        struct vdso_timespec ts;
         long sec;
 
+        /* A rated namespace: the seconds of its straight coarse read. */
+        if (direct_wanted(CLOCK_REALTIME_COARSE) &&
+            likely(direct_coarse_rated(CLOCK_REALTIME_COARSE, TNS_CLASS_REALTIME, &ts))) {
+                if (t)
+                        *t = ts.tv_sec;
+                return ts.tv_sec;
+        }
         if (direct_wanted(CLOCK_REALTIME_COARSE) && direct_time_slow(&sec)) {
                 if (t)
                         *t = sec;
