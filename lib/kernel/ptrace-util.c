@@ -98,6 +98,65 @@ int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t 
         return 0;
 }
 
+bool tns_ptrace_after_syscall(pid_t pid, const struct user_regs_struct *regs) {
+        long word;
+
+        /* Not with a restart code in rax: the kernel restarts a call
+         * only from a signal stop, not from the syscall-exit stop that
+         * tns_ptrace_syscall_own() leaves it in. */
+        if (regs->cs != 0x33 || (int64_t) regs->orig_rax < 0 || regs->rip < 2 ||
+            ((int64_t) regs->rax <= -512 && (int64_t) regs->rax >= -516))
+                return false;
+        errno = 0;
+        word = ptrace(PTRACE_PEEKTEXT, pid, regs->rip - 2, 0);
+        return errno == 0 && (word & 0xffff) == 0x050f;
+}
+
+int tns_ptrace_syscall_own(pid_t pid, const struct user_regs_struct *base, long nr, const uint64_t args[6],
+                           struct tns_held_signals *held, int64_t *ret) {
+        struct user_regs_struct regs = *base;
+        unsigned stops = 0;
+
+        regs.rip = base->rip - 2;
+        regs.rax = nr;
+        regs.orig_rax = -1; /* not in a syscall: no restart logic applies */
+        regs.rdi = args[0];
+        regs.rsi = args[1];
+        regs.rdx = args[2];
+        regs.r10 = args[3];
+        regs.r8 = args[4];
+        regs.r9 = args[5];
+        if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0)
+                return negative_errno();
+        /* Entry, then exit: syscall stops as PTRACE_O_TRACESYSGOOD marks
+         * them (a plain SIGTRAP is a signal, kept). Signal and interrupt
+         * stops may come before the entry, within a bound; after it, the
+         * exit stop is next. */
+        for (unsigned tries = 0; stops < 2; tries++) {
+                int sig, r;
+
+                if (stops == 0 && tries >= 16)
+                        return -EBUSY; /* nothing ran: the caller restores */
+                if (ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0)
+                        return negative_errno();
+                r = tns_ptrace_wait(pid, &sig);
+                if (r < 0)
+                        return r;
+                if (r == TNS_STOP_SYSCALL)
+                        stops++;
+                else if (r == TNS_STOP_EXITED)
+                        return -ESRCH;
+                else if (r == TNS_STOP_STEP)
+                        hold(held, SIGTRAP);
+                else if (r == TNS_STOP_SIGNAL)
+                        hold(held, sig);
+        }
+        if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
+                return negative_errno();
+        *ret = (int64_t) regs.rax;
+        return 0;
+}
+
 int tns_ptrace_detach(pid_t pid, pid_t tgid, const struct tns_held_signals *held) {
         if (ptrace(PTRACE_DETACH, pid, 0, 0) < 0)
                 return negative_errno();

@@ -41,5 +41,21 @@ struct tns_held_signals {
 int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr, const uint64_t args[6],
                        struct tns_held_signals *held, int64_t *ret);
 
+/* The same on the tracee's own `syscall` instruction, the one it stopped
+ * after (base->rip - 2, which the caller checked with
+ * tns_ptrace_after_syscall()), by PTRACE_SYSCALL: its entry stop, then its
+ * exit stop. A tracer that dies meanwhile leaves nothing armed: the
+ * tracee runs the call and goes on where it stopped, the call's result in
+ * rax. A single step left armed kills it with SIGTRAP (the kernel's
+ * exit_ptrace() detaches without clearing the trap flag). */
+int tns_ptrace_syscall_own(pid_t pid, const struct user_regs_struct *base, long nr, const uint64_t args[6],
+                           struct tns_held_signals *held, int64_t *ret);
+
+/* Whether a stopped 64-bit tracee stopped right after a syscall that
+ * is not to be restarted, with a `syscall` instruction (0f 05) just
+ * before its rip. The tracee must have been seized with
+ * PTRACE_O_TRACESYSGOOD for tns_ptrace_syscall_own(). */
+bool tns_ptrace_after_syscall(pid_t pid, const struct user_regs_struct *regs);
+
 /* Detaches, then re-sends the held signals to the thread. */
 int tns_ptrace_detach(pid_t pid, pid_t tgid, const struct tns_held_signals *held);

@@ -29,7 +29,8 @@
 static void hold_remember(struct exec_trace *t) {
         struct tns_inflight *p = t->s->inflight;
 
-        t->hold_slot = -1;
+        if (t->hold_slot >= 0)
+                return; /* held again (a restarted exec): the same entry */
         for (int i = 0; p && i < TNS_INFLIGHT_EXECS; i++)
                 if (p->execs[i].tid == 0) {
                         p->execs[i] = (struct tns_inflight_exec){t->tid, t->tgid};
@@ -368,9 +369,22 @@ static int restore_regs(struct exec_trace *t, const struct user_regs_struct *reg
         return r;
 }
 
-/* The exec failed (no exec event): close the fd we gave it, with the one
- * syscall run by single step (a rare path: no blob for it). The program
- * is the one that called execve, its kernel vDSO where it was. */
+/* One syscall in the stopped tracee: on its own `syscall` instruction
+ * when it stopped right after one (an execve that failed, an unshare),
+ * else on the kernel vDSO's by single step. On its own, a death of ours
+ * in the middle lets it run the call and go on with the call's result
+ * (0 for the close that ends both uses), where a single step left armed
+ * kills it with SIGTRAP. */
+static int run_syscall(struct exec_trace *t, const struct user_regs_struct *regs, uint64_t gadget, long nr,
+                       const uint64_t args[6], int64_t *ret) {
+        if (tns_ptrace_after_syscall(t->tid, regs))
+                return tns_ptrace_syscall_own(t->tid, regs, nr, args, &t->held, ret);
+        return tns_ptrace_syscall(t->tid, regs, gadget, nr, args, &t->held, ret);
+}
+
+/* The exec failed (no exec event): close the fd we gave it (a rare path:
+ * no blob for it). The program is the one that called execve, its kernel
+ * vDSO where it was. */
 static int undo_addfd(struct exec_trace *t) {
         const uint64_t args[6] = {(uint64_t) t->target_fd};
         struct user_regs_struct regs;
@@ -381,7 +395,7 @@ static int undo_addfd(struct exec_trace *t) {
         r = prepare_syscalls(t, &regs, &gadget);
         if (r < 0)
                 return r;
-        r = tns_ptrace_syscall(t->tid, &regs, gadget, SYS_close, args, &t->held, &x);
+        r = run_syscall(t, &regs, gadget, SYS_close, args, &x);
         return restore_regs(t, &regs, r);
 }
 
@@ -534,10 +548,10 @@ static int remap(struct exec_trace *t) {
         r = prepare_syscalls(t, &regs, &gadget);
         if (r < 0)
                 return r;
-        r = tns_ptrace_syscall(t->tid, &regs, gadget, SYS_mmap, map, &t->held, &x);
+        r = run_syscall(t, &regs, gadget, SYS_mmap, map, &x);
         if (r >= 0 && (uint64_t) x != t->remap_addr)
                 r = x < 0 && x > -4096 ? (int) x : -EFAULT;
-        (void) tns_ptrace_syscall(t->tid, &regs, gadget, SYS_close, cls, &t->held, &x);
+        (void) run_syscall(t, &regs, gadget, SYS_close, cls, &x);
         return restore_regs(t, &regs, r);
 }
 
@@ -560,10 +574,12 @@ static void on_stop(struct exec_trace *t, int status) {
         stop = tns_stop_decode(status, &sig);
         if (stop == TNS_STOP_SIGNAL && sig == SIGSTOP && t->stop_sent) {
                 /* Our hold, delivered before the exec (it broke an
-                 * interruptible wait, or the exec restarts): taken here,
-                 * held again after the next reply. */
+                 * interruptible wait, the exec restarts or failed): taken
+                 * here, held again after the next reply. Its entry in the
+                 * in-flight page stays until the trace ends: a death of
+                 * ours in this stop lets the SIGSTOP stop the program, and
+                 * the successor must know it (adopt_failed_exec()). */
                 t->stop_sent = false;
-                hold_forget(t);
                 sig = 0;
         }
         if (stop == TNS_STOP_SIGNAL && sig && t->held.n < TNS_MAX_HELD_SIGNALS)
@@ -1013,39 +1029,53 @@ static bool under_filter(pid_t pid) {
         return mode == 2;
 }
 
+/* Seizes tid of a stopped program and waits for the interrupt stop it
+ * reports at once (bounded anyway). -ECHILD: it is gone; another error:
+ * nothing was done to it, or it is on the list to be detached. */
+static int seize_stopped(struct tns_supervisor *s, pid_t tid, pid_t tgid, int *ret_stopsig) {
+        int status, sig;
+
+        /* TRACESYSGOOD: tns_ptrace_syscall_own() tells syscall stops so. */
+        if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACESYSGOOD) < 0)
+                return negative_errno();
+        if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+                supervisor_trace_orphan(s, tid, tgid);
+                return -EIO;
+        }
+        for (unsigned ms = 0; ms < 100; ms++) {
+                pid_t w = waitpid(tid, &status, __WALL | WNOHANG);
+
+                if (w < 0 || (w > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED))
+                        return -ECHILD;
+                if (w > 0) {
+                        /* In a group stop, the signal that stopped it. */
+                        *ret_stopsig = WIFSTOPPED(status) ? WSTOPSIG(status) : 0;
+                        return 0;
+                }
+                (void) usleep(1000);
+        }
+        supervisor_trace_orphan(s, tid, tgid);
+        return -ETIMEDOUT;
+}
+
 /* A stopped member: if it is a program its predecessor held (stopped at
  * its first instruction, the kernel's vDSO still in its auxv, or our tail
  * already in its registers), finishes its exec and lets it run on. Any
  * other stopped program (a shell's job, a debugger's) is left as it is. */
-static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, int fd) {
+static bool adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, int fd) {
         struct exec_trace t = {
                 .s = s, .kind = TRACE_EXEC, .tid = pid, .tgid = pid, .ns = ns, .target_fd = fd, .hold_slot = -1};
         struct user_regs_struct regs;
         uint64_t entry, vdso, kernel_base;
-        int status, sig, r = -EAGAIN;
         size_t off;
         bool ours;
+        int r;
 
         if (entry_of(pid, &entry, &vdso) < 0)
-                return;
-        if (ptrace(PTRACE_SEIZE, pid, 0, 0) < 0)
-                return;
-        if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0)
-                return supervisor_trace_orphan(s, pid, pid);
-        /* A stopped task reports the interrupt at once; bounded anyway. */
-        for (unsigned ms = 0; ms < 100; ms++) {
-                pid_t w = waitpid(pid, &status, __WALL | WNOHANG);
-
-                if (w < 0 || (w > 0 && tns_stop_decode(status, &sig) == TNS_STOP_EXITED))
-                        return;
-                if (w > 0) {
-                        r = 0;
-                        break;
-                }
-                (void) usleep(1000);
-        }
+                return false;
+        r = seize_stopped(s, pid, pid, &(int){0});
         if (r < 0)
-                return supervisor_trace_orphan(s, pid, pid);
+                return r == -ECHILD; /* gone meanwhile: nothing left to do */
         ours = ptrace(PTRACE_GETREGS, pid, 0, &regs) >= 0 && regs.cs == 0x33 &&
                ((regs.rip == entry && read_sysinfo(pid, regs.rsp, &off, &kernel_base) >= 0 && kernel_base == vdso) ||
                 (s->vdso->tail && regs.rip == vdso + s->vdso->tail));
@@ -1053,7 +1083,7 @@ static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, in
                 /* Stays in its stop: the kernel puts a task detached in a
                  * group stop back into it. */
                 (void) ptrace(PTRACE_DETACH, pid, 0, 0);
-                return;
+                return false;
         }
         if (regs.rip == entry) {
                 r = inject_vdso(&t);
@@ -1069,11 +1099,12 @@ static void adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, in
         (void) ptrace(PTRACE_DETACH, pid, 0, 0);
         tns_log_full(&s->log, LOG_INFO, 0, &(struct tns_log_ctx){.pid = pid, .syscall = "execve"},
                      "Finished the exec of a program held at its start by the previous instance");
+        return true;
 }
 
 /* A stopped process: one of our held programs if it holds one of our
  * memfds (or, in a namespace without an image, by its parent chain). */
-static void adopt_pid(struct tns_supervisor *s, const struct memfd_id *ids, size_t n, pid_t pid) {
+static bool adopt_pid(struct tns_supervisor *s, const struct memfd_id *ids, size_t n, pid_t pid) {
         struct tns_ns *ns = NULL;
         int fd = handed_fd(pid, ids, n, &ns);
 
@@ -1087,8 +1118,66 @@ static void adopt_pid(struct tns_supervisor *s, const struct memfd_id *ids, size
                 if (ns && tns_ns_has_image(ns))
                         ns = NULL;
         }
-        if (ns && under_filter(pid))
-                adopt_one(s, ns, pid, fd);
+        return ns && under_filter(pid) && adopt_one(s, ns, pid, fd);
+}
+
+/* A held exec that failed (ENOENT from a PATH lookup, a file that is not
+ * a program, E2BIG...): its thread came back from execve with the error,
+ * took our SIGSTOP on its way out and stopped its whole group, at no
+ * entry point. Its entry in the in-flight page names the thread: if that
+ * thread is a member's, under a filter, and stopped right after an
+ * execve that failed, the fd handed for the exec is closed again and the
+ * program goes on with its error, as the tracer would have let it
+ * (on_stop()). Without this, such a program stayed stopped for good. */
+static bool adopt_failed_exec(struct tns_supervisor *s, const struct memfd_id *ids, size_t n, pid_t tid, pid_t tgid) {
+        struct exec_trace t = {.s = s, .kind = TRACE_EXEC, .tid = tid, .tgid = tgid, .hold_slot = -1};
+        struct user_regs_struct regs = {};
+        int r, stopsig = 0;
+        bool failed, closing;
+        char path[64];
+        int64_t rax;
+
+        /* The thread, still in its group (a failed exec keeps its id). */
+        snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, tid);
+        if (access(path, F_OK) < 0)
+                return false;
+        t.target_fd = handed_fd(tid, ids, n, &t.ns);
+        if (!t.ns) /* no fd handed (a full table, or no image) */
+                t.ns = tns_supervisor_find_process(s, tgid);
+        if (!t.ns || !under_filter(tgid))
+                return false;
+        r = seize_stopped(s, tid, tgid, &stopsig);
+        if (r < 0)
+                return r == -ECHILD;
+        if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+                regs = (struct user_regs_struct){};
+        rax = (int64_t) regs.rax;
+        /* Stopped by a SIGSTOP (ours; a shell's ^Z is a SIGTSTP), and
+         * either right after the execve that failed, or at the close our
+         * predecessor had set up to take the fd back (it died before the
+         * close ran: the program runs it, and its execve returns 0). */
+        failed = (regs.orig_rax == SYS_execve || regs.orig_rax == SYS_execveat) && rax < 0 && rax >= -4095;
+        closing = (int64_t) regs.orig_rax == -1 && regs.rax == SYS_close && t.target_fd != INT_MAX &&
+                  regs.rdi == (uint64_t) t.target_fd && (ptrace(PTRACE_PEEKTEXT, tid, regs.rip, 0) & 0xffff) == 0x050f;
+        if (regs.cs != 0x33 || stopsig != SIGSTOP || !(failed || closing)) {
+                (void) ptrace(PTRACE_DETACH, tid, 0, 0); /* back into its stop */
+                return false;
+        }
+        if (failed && t.target_fd != INT_MAX) {
+                r = undo_addfd(&t);
+                if (r == -ESRCH)
+                        return true; /* gone meanwhile */
+                if (r < 0)
+                        log_trace(&t, LOG_DEBUG, r, "Failed to close the fd handed for a failed exec");
+        }
+        /* SIGCONT first, as adopt_one(). A restart code in rax (an exec
+         * interrupted) makes the kernel run the execve again when the
+         * group stop ends: it comes to us as a new one. */
+        (void) kill(tgid, SIGCONT);
+        (void) tns_ptrace_detach(tid, tgid, &t.held);
+        tns_log_full(&s->log, LOG_INFO, 0, &(struct tns_log_ctx){.pid = tid, .syscall = "execve"},
+                     "Let a program go on whose exec failed while the previous instance held it");
+        return true;
 }
 
 static bool own_trace(struct tns_supervisor *s, pid_t tid) {
@@ -1129,8 +1218,8 @@ static bool adopt_scan(struct tns_supervisor *s, bool last) {
                         continue;
                 /* Its exec done, the program is its thread group's leader. */
                 state = proc_state(e.tgid);
-                if (state == 'T')
-                        adopt_pid(s, ids, n, e.tgid);
+                if (state == 'T' && !adopt_pid(s, ids, n, e.tgid))
+                        (void) adopt_failed_exec(s, ids, n, e.tid, e.tgid);
                 if (state == 'T' || state == 0 || last)
                         p->execs[i] = (struct tns_inflight_exec){};
                 else

@@ -25,6 +25,13 @@
  *                                       SIGUSR1), then one line:
  *                                       "execs N host_vdso H wrong W
  *                                       syscall_path S failed F"
+ *   exec-kill failing SECONDS THREADS   THREADS threads (the main one among
+ *                                       them) exec a path that does not
+ *                                       exist, over and over, for SECONDS;
+ *                                       then one line: "failed N errors E
+ *                                       fds A B" (every exec must fail with
+ *                                       ENOENT, the fd count before and after
+ *                                       must be equal); exits 0 if so
  *   exec-kill probe MIN_SEC [MS]        (after MS ms) exits 10 if this program runs with
  *                                       the kernel's vDSO (its stack's
  *                                       AT_SYSINFO_EHDR is the kernel's, its
@@ -45,6 +52,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -238,6 +247,60 @@ static int loop(char *self, int seconds, const char *min) {
         return 0;
 }
 
+/* The "failing" mode: execs that fail, as a PATH lookup makes them. */
+struct failing {
+        double end;
+        long failed, errors;
+};
+
+static double now_s(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void *fail_execs(void *arg) {
+        struct failing *f = arg;
+        char *const args[] = {(char *) "missing", NULL};
+
+        while (now_s() < f->end) {
+                execv("/nonexistent/timens-exec-kill/missing", args);
+                if (errno == ENOENT)
+                        __atomic_add_fetch(&f->failed, 1, __ATOMIC_RELAXED);
+                else
+                        __atomic_add_fetch(&f->errors, 1, __ATOMIC_RELAXED);
+        }
+        return NULL;
+}
+
+static int count_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        int n = 0;
+
+        while (d && readdir(d))
+                n++;
+        if (d)
+                closedir(d);
+        return n;
+}
+
+static int failing(int seconds, int threads) {
+        struct failing f = {.end = now_s() + seconds};
+        pthread_t tids[16];
+        int before = count_fds(), after, n = 0;
+
+        for (int i = 1; i < threads && n < 16; i++)
+                if (pthread_create(&tids[n], NULL, fail_execs, &f) == 0)
+                        n++;
+        fail_execs(&f);
+        for (int i = 0; i < n; i++)
+                pthread_join(tids[i], NULL);
+        after = count_fds();
+        printf("failed %ld errors %ld fds %d %d\n", f.failed, f.errors, before, after);
+        return f.errors == 0 && f.failed > 0 && before == after ? 0 : 1;
+}
+
 int main(int argc, char *argv[]) {
         struct rlimit rl = {64, 64};
         int n;
@@ -268,6 +331,8 @@ int main(int argc, char *argv[]) {
         }
         signal(SIGALRM, on_alarm);
         alarm(120);
+        if (argc == 4 && strcmp(argv[1], "failing") == 0)
+                return failing(atoi(argv[2]), atoi(argv[3]));
         if (argc >= 4 && strcmp(argv[1], "loop") == 0)
                 return loop(argv[0], atoi(argv[2]), argv[3]);
         if (argc >= 3 && strcmp(argv[1], "fullfds") == 0) {
@@ -283,7 +348,7 @@ int main(int argc, char *argv[]) {
         }
         if (argc < 4 || (n = atoi(argv[2])) <= 0) {
                 fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | "
-                                "loop SEC MIN\n");
+                                "loop SEC MIN | failing SEC THREADS\n");
                 return 2;
         }
         if (strcmp(argv[1], "untraced") == 0)
