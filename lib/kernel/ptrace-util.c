@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ptrace-util.h"
@@ -112,6 +114,34 @@ bool tns_ptrace_after_syscall(pid_t pid, const struct user_regs_struct *regs) {
         return errno == 0 && (word & 0xffff) == 0x050f;
 }
 
+/* tns_ptrace_wait() with a bound: the stop a resumed tracee owes us may
+ * never come if another thread of its program rewrote the instruction
+ * it runs (a jump to itself), and the caller's thread serves everyone.
+ * On timeout the tracee is interrupted (a stop it reports at once) and
+ * -ETIMEDOUT returned. */
+static int wait_bounded(pid_t pid, int *ret_sig) {
+        const struct timespec pause = {.tv_nsec = 20 * 1000};
+
+        for (unsigned i = 0; i < 10200; i++) { /* 200 ms and more */
+                int status;
+                pid_t r = waitpid(pid, &status, __WALL | WNOHANG);
+
+                if (r < 0 && errno != EINTR)
+                        return negative_errno();
+                if (r > 0)
+                        return (int) tns_stop_decode(status, ret_sig);
+                /* The stop is usually tens of microseconds away: yield
+                 * first (a sleep rounds up to the timer slack, 50 us). */
+                if (i < 200)
+                        (void) sched_yield();
+                else
+                        (void) nanosleep(&pause, NULL);
+        }
+        if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) >= 0)
+                (void) tns_ptrace_wait(pid, ret_sig);
+        return -ETIMEDOUT;
+}
+
 int tns_ptrace_syscall_own(pid_t pid, const struct user_regs_struct *base, long nr, const uint64_t args[6],
                            struct tns_held_signals *held, int64_t *ret) {
         struct user_regs_struct regs = *base;
@@ -139,7 +169,7 @@ int tns_ptrace_syscall_own(pid_t pid, const struct user_regs_struct *base, long 
                         return -EBUSY; /* nothing ran: the caller restores */
                 if (ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0)
                         return negative_errno();
-                r = tns_ptrace_wait(pid, &sig);
+                r = wait_bounded(pid, &sig);
                 if (r < 0)
                         return r;
                 if (r == TNS_STOP_SYSCALL)
