@@ -75,12 +75,12 @@ static int step(pid_t pid, struct tns_held_signals *held) {
         return -EBUSY;
 }
 
-int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr, const uint64_t args[6],
-                       struct tns_held_signals *held, int64_t *ret) {
+/* Points the stopped tracee at the `syscall` instruction at `at`, set
+ * up for nr(args), from the registers `base`. */
+static int set_call(pid_t pid, const struct user_regs_struct *base, uint64_t at, long nr, const uint64_t args[6]) {
         struct user_regs_struct regs = *base;
-        int r;
 
-        regs.rip = gadget;
+        regs.rip = at;
         regs.rax = nr;
         regs.orig_rax = -1; /* not in a syscall: no restart logic applies */
         regs.rdi = args[0];
@@ -89,29 +89,48 @@ int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t 
         regs.r10 = args[3];
         regs.r8 = args[4];
         regs.r9 = args[5];
-        if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0)
-                return negative_errno();
-        r = step(pid, held);
-        if (r < 0)
-                return r;
+        return ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0 ? negative_errno() : 0;
+}
+
+/* The raw return value of the call the tracee has just run. */
+static int call_result(pid_t pid, int64_t *ret) {
+        struct user_regs_struct regs;
+
         if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
                 return negative_errno();
         *ret = (int64_t) regs.rax;
         return 0;
 }
 
-bool tns_ptrace_after_syscall(pid_t pid, const struct user_regs_struct *regs) {
+int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t gadget, long nr, const uint64_t args[6],
+                       struct tns_held_signals *held, int64_t *ret) {
+        int r;
+
+        r = set_call(pid, base, gadget, nr, args);
+        if (r < 0)
+                return r;
+        r = step(pid, held);
+        if (r < 0)
+                return r;
+        return call_result(pid, ret);
+}
+
+bool tns_ptrace_syscall_insn_at(pid_t pid, uint64_t addr) {
         long word;
 
+        errno = 0;
+        word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
+        return errno == 0 && (word & 0xffff) == 0x050f;
+}
+
+bool tns_ptrace_after_syscall(pid_t pid, const struct user_regs_struct *regs) {
         /* Not with a restart code in rax: the kernel restarts a call
          * only from a signal stop, not from the syscall-exit stop that
          * tns_ptrace_syscall_own() leaves it in. */
         if (regs->cs != 0x33 || (int64_t) regs->orig_rax < 0 || regs->rip < 2 ||
             ((int64_t) regs->rax <= -512 && (int64_t) regs->rax >= -516))
                 return false;
-        errno = 0;
-        word = ptrace(PTRACE_PEEKTEXT, pid, regs->rip - 2, 0);
-        return errno == 0 && (word & 0xffff) == 0x050f;
+        return tns_ptrace_syscall_insn_at(pid, regs->rip - 2);
 }
 
 /* tns_ptrace_wait() with a bound: the stop a resumed tracee owes us may
@@ -144,26 +163,18 @@ static int wait_bounded(pid_t pid, int *ret_sig) {
 
 int tns_ptrace_syscall_own(pid_t pid, const struct user_regs_struct *base, long nr, const uint64_t args[6],
                            struct tns_held_signals *held, int64_t *ret) {
-        struct user_regs_struct regs = *base;
         unsigned stops = 0;
+        int r;
 
-        regs.rip = base->rip - 2;
-        regs.rax = nr;
-        regs.orig_rax = -1; /* not in a syscall: no restart logic applies */
-        regs.rdi = args[0];
-        regs.rsi = args[1];
-        regs.rdx = args[2];
-        regs.r10 = args[3];
-        regs.r8 = args[4];
-        regs.r9 = args[5];
-        if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0)
-                return negative_errno();
+        r = set_call(pid, base, base->rip - 2, nr, args);
+        if (r < 0)
+                return r;
         /* Entry, then exit: syscall stops as PTRACE_O_TRACESYSGOOD marks
          * them (a plain SIGTRAP is a signal, kept). Signal and interrupt
          * stops may come before the entry, within a bound; after it, the
          * exit stop is next. */
         for (unsigned tries = 0; stops < 2; tries++) {
-                int sig, r;
+                int sig;
 
                 if (stops == 0 && tries >= 16)
                         return -EBUSY; /* nothing ran: the caller restores */
@@ -181,10 +192,7 @@ int tns_ptrace_syscall_own(pid_t pid, const struct user_regs_struct *base, long 
                 else if (r == TNS_STOP_SIGNAL)
                         hold(held, sig);
         }
-        if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
-                return negative_errno();
-        *ret = (int64_t) regs.rax;
-        return 0;
+        return call_result(pid, ret);
 }
 
 int tns_ptrace_detach(pid_t pid, pid_t tgid, const struct tns_held_signals *held) {

@@ -51,6 +51,9 @@ int tns_ptrace_syscall(pid_t pid, const struct user_regs_struct *base, uint64_t 
 int tns_ptrace_syscall_own(pid_t pid, const struct user_regs_struct *base, long nr, const uint64_t args[6],
                            struct tns_held_signals *held, int64_t *ret);
 
+/* Whether the tracee's memory at addr holds a `syscall` instruction (0f 05). */
+bool tns_ptrace_syscall_insn_at(pid_t pid, uint64_t addr);
+
 /* Whether a stopped 64-bit tracee stopped right after a syscall that
  * is not to be restarted, with a `syscall` instruction (0f 05) just
  * before its rip. The tracee must have been seized with

@@ -1141,16 +1141,16 @@ static bool adopt_failed_exec(struct tns_supervisor *s, const struct memfd_id *i
         snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, tid);
         if (access(path, F_OK) < 0)
                 return false;
-        t.target_fd = handed_fd(tid, ids, n, &t.ns);
-        if (!t.ns) /* no fd handed (a full table, or no image) */
-                t.ns = tns_supervisor_find_process(s, tgid);
-        if (!t.ns || !under_filter(tgid))
-                return false;
         r = seize_stopped(s, tid, tgid, &stopsig);
         if (r < 0)
                 return r == -ECHILD;
-        if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
-                regs = (struct user_regs_struct){};
+        /* Seized, its id cannot go to another process until we reap it:
+         * what /proc says of it from here on is of this one. */
+        t.target_fd = handed_fd(tid, ids, n, &t.ns);
+        if (!t.ns) /* no fd handed (a full table, or no image) */
+                t.ns = tns_supervisor_find_process(s, tgid);
+        if (!t.ns || !under_filter(tgid) || ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+                regs = (struct user_regs_struct){}; /* not a member's: fails every test below */
         rax = (int64_t) regs.rax;
         /* Stopped by a SIGSTOP (ours; a shell's ^Z is a SIGTSTP), and
          * either right after the execve that failed, or at the close our
@@ -1158,7 +1158,7 @@ static bool adopt_failed_exec(struct tns_supervisor *s, const struct memfd_id *i
          * close ran: the program runs it, and its execve returns 0). */
         failed = (regs.orig_rax == SYS_execve || regs.orig_rax == SYS_execveat) && rax < 0 && rax >= -4095;
         closing = (int64_t) regs.orig_rax == -1 && regs.rax == SYS_close && t.target_fd != INT_MAX &&
-                  regs.rdi == (uint64_t) t.target_fd && (ptrace(PTRACE_PEEKTEXT, tid, regs.rip, 0) & 0xffff) == 0x050f;
+                  regs.rdi == (uint64_t) t.target_fd && tns_ptrace_syscall_insn_at(tid, regs.rip);
         if (regs.cs != 0x33 || stopsig != SIGSTOP || !(failed || closing)) {
                 (void) ptrace(PTRACE_DETACH, tid, 0, 0); /* back into its stop */
                 return false;

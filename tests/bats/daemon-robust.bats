@@ -39,6 +39,25 @@ still_serving() {
         run -0 tns run --join keep -- "$HELPERS/clockprobe" --sec realtime
 }
 
+# Starts timensd as a keeper and its worker (no --foreground, as under
+# an fd store), on a socket in a directory of its own: sets KEEPER_DIR,
+# TIMENS_SOCKET and KEEPER_PID (teardown stops it on a failure).
+start_keeper() {
+        KEEPER_DIR=$(mktemp -d /tmp/timensd-keeper.XXXXXX)
+        export TIMENS_SOCKET="$KEEPER_DIR/timensd.sock"
+        "$TIMENSD" --socket "$TIMENS_SOCKET" --log-target stderr 2>"$KEEPER_DIR/log"
+        KEEPER_PID=$(pgrep -f -x "$TIMENSD --socket $TIMENS_SOCKET --log-target stderr")
+        [ -n "$KEEPER_PID" ] || fail "no keeper: $(cat "$KEEPER_DIR/log")"
+}
+
+# Stops what start_keeper started: SIGTERM stops the worker too.
+stop_keeper() {
+        kill -TERM "$KEEPER_PID"
+        wait_for_exit "$KEEPER_PID"
+        KEEPER_PID=
+        rm -rf "$KEEPER_DIR"
+}
+
 # Polls (bounded) until timensd counts N connections, this one included.
 wait_connections() {
         local want=$1 i now
@@ -352,13 +371,8 @@ PY
 @test "without systemd: the keeper starts the worker again after kill -9, programs keep their clocks; SIGTERM stops both" {
         build_helpers clockloop
         local dir keeper worker old
-        dir=$(mktemp -d /tmp/timensd-keeper.XXXXXX)
-        # shellcheck disable=SC2030 # each test is a subshell of its own: meant
-        export TIMENS_SOCKET="$dir/timensd.sock"
-        # In the background (no --foreground): the keeper and its worker.
-        "$TIMENSD" --socket "$TIMENS_SOCKET" --log-target stderr 2>"$dir/log"
-        keeper=$(pgrep -f -x "$TIMENSD --socket $TIMENS_SOCKET --log-target stderr")
-        [ -n "$keeper" ] || fail "no keeper: $(cat "$dir/log")"
+        start_keeper
+        dir=$KEEPER_DIR keeper=$KEEPER_PID
         [ "$(cat "/proc/$keeper/comm")" = timensd-keeper ]
         tns create kept --monotonic +1000s
         bg "$TIMENSCTL" run --join kept -- "$HELPERS/clockloop" --interval-ms 50 >"$dir/loop" 2>&1
@@ -379,10 +393,8 @@ PY
         [ "$(grep -c 'starting it again with what it kept' "$dir/log")" -eq 5 ]
         stop_bg
         worker=$(pgrep -P "$keeper" -f -- "--foreground")
-        kill -TERM "$keeper"
-        wait_for_exit "$keeper"
+        stop_keeper
         wait_for_exit "$worker"
-        rm -rf "$dir"
 }
 
 # A failed exec (a PATH lookup tries one directory after another) is
@@ -397,13 +409,8 @@ PY
 @test "kill -9 of the worker while execs fail (a PATH lookup, from 3 threads): the program is never left stopped or killed" {
         build_helpers exec-kill
         local dir keeper old i run status pid adopted=0
-        dir=$(mktemp -d /tmp/timensd-keeper.XXXXXX)
-        # shellcheck disable=SC2030,SC2031 # each test is a subshell of its own: meant
-        export TIMENS_SOCKET="$dir/timensd.sock"
-        "$TIMENSD" --socket "$TIMENS_SOCKET" --log-target stderr 2>"$dir/log"
-        keeper=$(pgrep -f -x "$TIMENSD --socket $TIMENS_SOCKET --log-target stderr")
-        [ -n "$keeper" ] || fail "no keeper: $(cat "$dir/log")"
-        KEEPER_PID=$keeper
+        start_keeper
+        dir=$KEEPER_DIR keeper=$KEEPER_PID
         # Until a kill has caught a held failed exec (about one run in
         # two has several): 3 programs at most, 8 kills each.
         for ((run = 0; run < 3 && adopted == 0; run++)); do
@@ -432,10 +439,7 @@ PY
         done
         ((adopted >= 1)) || fail "no kill caught a held failed exec in $run runs: the test proved nothing"
         echo "# $run runs; $adopted programs stopped in a failed exec let go by the next instance" >&3
-        kill -TERM "$keeper"
-        wait_for_exit "$keeper"
-        KEEPER_PID=
-        rm -rf "$dir"
+        stop_keeper
 }
 
 # A program under a debugger cannot be seized, so its calls cannot be sent
@@ -449,13 +453,8 @@ traced_kill_loop() {
         command -v strace >/dev/null || skip "strace is not installed"
         build_helpers hammer
         local dir keeper old expected i kills=0 hits out
-        dir=$(mktemp -d /tmp/timensd-keeper.XXXXXX)
-        # shellcheck disable=SC2031 # each test is a subshell of its own: meant
-        export TIMENS_SOCKET="$dir/timensd.sock"
-        "$TIMENSD" --socket "$TIMENS_SOCKET" --log-target stderr 2>"$dir/log"
-        keeper=$(pgrep -f -x "$TIMENSD --socket $TIMENS_SOCKET --log-target stderr")
-        [ -n "$keeper" ] || fail "no keeper: $(cat "$dir/log")"
-        KEEPER_PID=$keeper
+        start_keeper
+        dir=$KEEPER_DIR keeper=$KEEPER_PID
         tns create traced --monotonic +1000s --boottime +500s
         expected=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC) - time.clock_gettime_ns(time.CLOCK_BOOTTIME) + 500 * 10**9)')
         # Under strace, every read of the program is a trapped syscall
@@ -482,10 +481,7 @@ traced_kill_loop() {
         ((kills >= 10)) || fail "only $kills kills"
         ((hits >= 1)) || fail "no kill of $kills caught a call taken: the test proved nothing"
         echo "# $kills kills, $hits with calls answered from the in-flight copies" >&3
-        kill -TERM "$keeper"
-        wait_for_exit "$keeper"
-        KEEPER_PID=
-        rm -rf "$dir"
+        stop_keeper
 }
 
 @test "a program traced by strace makes trapped clock reads through kill -9 of the worker: none fails" {
