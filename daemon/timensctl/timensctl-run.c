@@ -42,6 +42,8 @@ static void help(void) {
                "  --faketime SPEC     libfaketime's FAKETIME: '+2d', '-3h x2', '+0 x10',\n"
                "                      '@2030-01-01 12:00:00' (starts there),\n"
                "                      '2030-01-01 12:00:00' (frozen there)\n"
+               "                      (these three need timensd: as root, started if\n"
+               "                      nothing answers)\n"
                "  --name NAME         a name for the namespace (unique in timensd)\n"
                "  --join NAME         run in an existing namespace of timensd (create, import)\n"
                "  --grant G           what processes inside may do through timensd's socket:\n"
@@ -266,12 +268,25 @@ static int daemon_open(const struct run_args *a, const struct ctl_options *o, st
         *ret = NULL;
         if (a->no_daemon)
                 return 0;
-        r = tns_client_connect(o->socket, &c);
+        /* Only timensd serves rates: as root, started if nothing answers
+         * (as attach does), rather than the command refused. */
+        if (offset_args_rated(&a->offsets) && geteuid() == 0) {
+                r = ctl_connect_or_start(o, &c);
+                if (r < 0)
+                        return r; /* logged */
+        } else
+                r = tns_client_connect(o->socket, &c);
         if (r < 0 || !daemon_usable(c)) {
                 if (a->join)
                         return tns_log_errno(&timensctl_log, LOG_ERR, r < 0 ? r : EACCES,
                                              "--join needs timensd at %s, which does not answer or does not let us "
                                              "change state",
+                                             o->socket ?: tns_client_default_socket());
+                if (offset_args_rated(&a->offsets))
+                        return tns_log_errno(&timensctl_log, LOG_ERR, r < 0 ? r : EACCES,
+                                             "--rate, --freeze and --faketime need timensd at %s, which does not "
+                                             "answer or does not let us change state: run this as root (it starts "
+                                             "timensd then), or as a member of group timens with timensd running",
                                              o->socket ?: tns_client_default_socket());
                 tns_log(&timensctl_log, LOG_DEBUG, "timensd is not usable here: serving the namespace ourselves");
                 return 0;
@@ -326,10 +341,8 @@ static int start_supervisor(struct tns_client *daemon, const struct run_args *a,
 
         if (r <= 0)
                 return r;
-        if (offset_args_rated(&a->offsets))
-                return tns_log_errno(&timensctl_log, LOG_ERR, ENOTCONN,
-                                     "--rate, --freeze and --faketime need timensd, which does not answer on %s",
-                                     tns_client_default_socket());
+        if (offset_args_rated(&a->offsets)) /* daemon_open() made sure of it */
+                return tns_log_errno(&timensctl_log, LOG_ERR, ENOTCONN, "--rate, --freeze and --faketime need timensd");
         r = embedded_supervisor_start(TAKE_FD(child->listener), child->pid, a->name, offsets,
                                       a->no_vdso ? TNS_NS_NO_VDSO : 0);
         if (r < 0)

@@ -185,6 +185,28 @@ check_read_rate() {
         [ "$(json_get 'j["namespace"]["rate_capable"]' <<<"$output")" = True ]
 }
 
+# Only timensd serves rates: a root `run --rate` with nothing on the
+# socket starts it, as attach does, rather than refusing; any other user
+# is told what to do, before anything runs.
+@test "run --rate as root starts timensd when nothing answers; another user is told what to do" {
+        local dir started
+        dir=$(mktemp -d "$DAEMON_DIR/own.XXXXXX")
+        TIMENS_SOCKET="$dir/timensd.sock" TIMENSD="$TIMENSD" run -0 --separate-stderr \
+                tns run --rate 2 -- "$HELPERS/rateprobe" read 1
+        assert_rate "started x2" "$(field vdso_mono "$output")" "$(field host "$output")" 2
+        started=$(pgrep -f -x "timensd --socket $dir/timensd.sock" || true)
+        [ -n "$started" ] || fail "no timensd on $dir/timensd.sock"
+        kill -TERM "$started"
+        wait_for_exit "$started"
+        requires_setpriv
+        "${NOBODY[@]}" test -x "$TIMENSCTL" || skip "nobody cannot run timensctl in this checkout"
+        chmod 755 "$dir"
+        TIMENS_SOCKET="$dir/timensd.sock" run -125 --separate-stderr \
+                "${NOBODY[@]}" "$TIMENSCTL" run --rate 2 -- touch "$dir/ran"
+        [[ $stderr == *"need timensd at $dir/timensd.sock"*"as root"* ]] || fail "$stderr"
+        [ ! -e "$dir/ran" ] || fail "the command ran unserved"
+}
+
 @test "bad rates and FAKETIME specs are refused, naming the input" {
         local bad
         for bad in 0 -1 nan NaN 1e30 inf "" 2x 1/0; do
