@@ -1243,6 +1243,7 @@ static json_object *vdso_stats_to_json(const struct tns_supervisor_stats *s) {
         if (!o || add_uint64(o, "injected", s->vdso_injected) < 0 || add_uint64(o, "failed", s->vdso_failed) < 0 ||
             add_uint64(o, "fallbacks", s->vdso_fallbacks) < 0 ||
             add_uint64(o, "syscall_path", s->vdso_syscall_path) < 0 ||
+            add_uint64(o, "execs_missing", s->execs_missing) < 0 ||
             (s->vdso_reads[0] && add_string(o, "reads", s->vdso_reads) < 0))
                 return NULL;
         return TAKE_PTR(o);
@@ -1349,6 +1350,7 @@ int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
                 (void) read_uint64(vdso, "failed", &st.sup.vdso_failed);
                 (void) read_uint64(vdso, "fallbacks", &st.sup.vdso_fallbacks);
                 (void) read_uint64(vdso, "syscall_path", &st.sup.vdso_syscall_path);
+                (void) read_uint64(vdso, "execs_missing", &st.sup.execs_missing);
                 if (read_string(vdso, "reads", sizeof(st.sup.vdso_reads) - 1, &reads) >= 0)
                         snprintf(st.sup.vdso_reads, sizeof(st.sup.vdso_reads), "%s", reads);
         }

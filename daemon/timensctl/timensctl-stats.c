@@ -61,6 +61,8 @@ static void print_stats(const struct tns_stats_view *st) {
                s->vdso_injected, s->vdso_failed, s->vdso_fallbacks, s->vdso_reads[0] ? s->vdso_reads : "none");
         printf("               %" PRIu64 " started without it (traced by a debugger): syscall path\n",
                s->vdso_syscall_path);
+        printf("               %" PRIu64 " execs of a missing file (a PATH lookup) let through at once\n",
+               s->execs_missing);
         printf("        Waits: %" PRIu64 " converted, %" PRIu64 " unconverted (held by a debugger)\n",
                s->waits_converted, s->waits_unconverted);
         printf("   File times: %" PRIu64 " set to the namespace's now, %" PRIu64

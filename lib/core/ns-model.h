@@ -71,6 +71,7 @@ struct tns_supervisor_stats {
         uint64_t vdso_failed; /* execs that fell back to the syscall path */
         uint64_t vdso_fallbacks; /* kernel vDSO fallback syscalls let through */
         uint64_t vdso_syscall_path; /* programs started without our image whose kernel vDSO became syscalls */
+        uint64_t execs_missing; /* execs of a missing file (a PATH lookup) let through at once */
         /* How our image reads the clocks: "tsc", "pvclock" (directly, the
          * proven clocks) or "call-through"; "" without an image. */
         char vdso_reads[16];

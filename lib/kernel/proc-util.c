@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -117,6 +118,34 @@ int tns_proc_open_mem(pid_t pid) {
         snprintf(path, sizeof(path), "/proc/%d/mem", pid);
         fd = open(path, O_RDWR | O_CLOEXEC);
         return fd < 0 ? negative_errno() : fd;
+}
+
+ssize_t tns_proc_read_string(pid_t pid, uint64_t addr, char *buf, size_t size) {
+        size_t n = 0;
+
+        /* Up to each page's end in turn: a read that crosses into a page
+         * that is not mapped fails whole, though the string ended before. */
+        while (n < size) {
+                size_t chunk = 4096 - ((addr + n) & 4095);
+                struct iovec local, remote;
+                ssize_t k;
+                char *nul;
+
+                if (chunk > size - n)
+                        chunk = size - n;
+                local = (struct iovec){buf + n, chunk};
+                remote = (struct iovec){(void *) (uintptr_t) (addr + n), chunk};
+                k = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        return -EFAULT;
+                nul = memchr(buf + n, '\0', (size_t) k);
+                if (nul)
+                        return nul - buf;
+                n += (size_t) k;
+        }
+        return -ENAMETOOLONG;
 }
 
 static int for_each_in_children_file(const char *path, int (*fn)(pid_t, void *), void *userdata) {

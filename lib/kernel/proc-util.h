@@ -42,6 +42,11 @@ bool tns_proc_shares_vm(pid_t a, pid_t b);
  * private copy of the page), which process_vm_writev does not. */
 int tns_proc_open_mem(pid_t pid);
 
+/* The NUL-terminated string at addr in PID's memory, into buf (at most
+ * size bytes, its NUL included): its length, -EFAULT where it is not
+ * readable, -ENAMETOOLONG if no NUL comes within size, -errno. */
+ssize_t tns_proc_read_string(pid_t pid, uint64_t addr, char *buf, size_t size);
+
 /* Calls fn for each child process of every thread of tgid
  * (/proc/TGID/task/TID/children). Stops at and returns the first negative
  * value fn returns. */

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec-missing.h"
 #include "inject.h"
 #include "proc-util.h"
 #include "supervisor-internal.h"
@@ -744,6 +745,35 @@ static int hand_memfd(struct listener *l, const struct seccomp_notif *req, struc
         return 0;
 }
 
+/* Whether the exec of req is certain to fail for want of its file: a
+ * PATH lookup (execvp(), a shell, Python's subprocess) tries the
+ * directories in turn, and all but the last fail with ENOENT. Such an
+ * exec is let through at once: no seize, no hold, no fd handed and taken
+ * back again (that took ~60 µs and two syscalls run in the program, each
+ * attempt, and the close was a window for a kill -9 of ours). A file that
+ * appears meanwhile, or a path another thread rewrites, gets a program
+ * started without our image, which its first arch_prctl puts on the
+ * syscall path (supervisor-first-call.c): shifted, never the host's
+ * clock. */
+static bool exec_file_missing(struct listener *l, const struct seccomp_notif *req) {
+        const bool at = req->data.nr == SYS_execveat;
+        struct tns_exec_lookup plan;
+        char path[PATH_MAX];
+        uint64_t args[6];
+
+        for (unsigned i = 0; i < 6; i++)
+                args[i] = req->data.args[i];
+        if (tns_proc_read_string((pid_t) req->pid, tns_exec_path_arg(at, args), path, sizeof(path)) < 0)
+                return false; /* the kernel's own error, the usual way */
+        tns_exec_lookup_plan(at, args, path, &plan);
+        /* What /proc said was of the caller only if its notification is
+         * still valid after the lookup. */
+        if (tns_exec_file_missing((pid_t) req->pid, &plan) <= 0 || supervisor_id_valid(l->fd, req->id) < 0)
+                return false;
+        l->s->stats.execs_missing++;
+        return true;
+}
+
 /* Seizes the caller of req, gives it a read-only fd of ns's memfd and
  * asks for a stop at its return from the syscall; the trace then waits.
  *
@@ -782,6 +812,8 @@ static int trace_begin(struct listener *l, const struct seccomp_notif *req, stru
                                         s->exec_to_hold = old;
                                 return 0;
                         }
+        if (kind == TRACE_EXEC && exec_file_missing(l, req))
+                return 0;
         if (s->n_execs >= TNS_MAX_EXECS_IN_FLIGHT || supervisor_ensure_sigchld(s) < 0)
                 return -EBUSY;
         /* Another thread of its program is in its exec, which kills this

@@ -6,6 +6,7 @@
 # user's terminal, where timensctl's embedded supervisor logs.
 
 load helpers
+load daemon-helpers
 
 setup_file() {
         build_helpers exec-kill
@@ -13,6 +14,10 @@ setup_file() {
 
 setup() {
         requires_timensctl
+}
+
+teardown() {
+        daemon_teardown
 }
 
 # Nothing of the supervisor's on the user's terminal: stderr is empty.
@@ -56,4 +61,48 @@ run_quiet() {
         [ "$status" -eq 0 ] || fail "$output"
         [[ "$output" =~ ^execs\ ([0-9]+)\ host_vdso\ 0\ wrong\ 0\ syscall_path\ 0\ failed\ 0$ ]] || fail "$output"
         ((BASH_REMATCH[1] > 0))
+}
+
+# execs_missing: timensd's count of execs let through at once
+# because their file is missing.
+execs_missing() {
+        "$TIMENSCTL" stats --json | json_get 'j["vdso"]["execs_missing"]'
+}
+
+# A PATH lookup (env, execvp, Python's subprocess) tries one directory
+# after another. The execs of files that are not there are let through at
+# once, not seized and held with an fd handed and taken back; the one
+# found is served as ever. A file is told missing only where every user
+# may search: in a directory only root may search, not even for root, so
+# that the time an exec takes tells no other user what is in it.
+@test "a PATH lookup: execs of missing files are let through at once, the program found starts with our vDSO; a directory the caller may not search tells nothing" {
+        requires_timensd
+        local dir env before after min setpriv
+        start_daemon
+        # Under the daemon's directory, which other users may enter.
+        dir=$DAEMON_DIR/path
+        env=$(command -v env)
+        mkdir -p "$dir/a" "$dir/b" "$dir/closed"
+        chmod 755 "$dir" "$dir/a" "$dir/b"
+        chmod 700 "$dir/closed"
+        before=$(execs_missing)
+        min=$(($(host_ns monotonic) / NSEC_PER_SEC + 86400))
+        run_quiet "$env" PATH="$dir/a:$dir/b:$dir/closed:$HELPERS" exec-kill probe "$min"
+        [ "$status" -eq 0 ] || fail "probe status $status: $output"
+        after=$(execs_missing)
+        [ "$((after - before))" -eq 2 ] || fail "$((after - before)) execs let through at once, not 2"
+        # A path through a regular file is ENOTDIR, as missing.
+        run_quiet "$env" PATH="$HELPERS/exec-kill:$HELPERS" exec-kill probe "$min"
+        [ "$status" -eq 0 ] || fail "probe status $status: $output"
+        [ "$(($(execs_missing) - after))" -eq 1 ] || fail "ENOTDIR not let through"
+        # Nothing found anywhere: the kernel's own error, as on the host.
+        run -127 tns run --monotonic +1d -- "$env" PATH="$dir/a:$dir/b" exec-kill
+        [[ $output == *"No such file or directory"* ]] || fail "$output"
+        requires_setpriv
+        "${NOBODY[@]}" test -x "$HELPERS/exec-kill" || skip "nobody cannot run the helpers in this checkout"
+        setpriv=$(command -v setpriv)
+        after=$(execs_missing)
+        run_quiet "$setpriv" "${NOBODY[@]:1}" "$env" PATH="$dir/closed:$dir/a:$HELPERS" exec-kill probe "$min"
+        [ "$status" -eq 0 ] || fail "probe status $status as nobody: $output"
+        [ "$(($(execs_missing) - after))" -eq 1 ] || fail "$(($(execs_missing) - after)) let through for nobody, not 1 (the closed directory told?)"
 }

@@ -25,13 +25,15 @@
  *                                       SIGUSR1), then one line:
  *                                       "execs N host_vdso H wrong W
  *                                       syscall_path S failed F"
- *   exec-kill failing SECONDS THREADS   THREADS threads (the main one among
- *                                       them) exec a path that does not
- *                                       exist, over and over, for SECONDS;
- *                                       then one line: "failed N errors E
- *                                       fds A B" (every exec must fail with
- *                                       ENOENT, the fd count before and after
- *                                       must be equal); exits 0 if so
+ *   exec-kill failing SECONDS THREADS [PATH]
+ *                                       THREADS threads (the main one among
+ *                                       them) exec PATH (default: a path that
+ *                                       does not exist) over and over, for
+ *                                       SECONDS; then one line: "failed N
+ *                                       errors E fds A B" (every exec must
+ *                                       fail with the error of the first, the
+ *                                       fd count before and after must be
+ *                                       equal); exits 0 if so
  *   exec-kill probe MIN_SEC [MS]        (after MS ms) exits 10 if this program runs with
  *                                       the kernel's vDSO (its stack's
  *                                       AT_SYSINFO_EHDR is the kernel's, its
@@ -250,6 +252,8 @@ static int loop(char *self, int seconds, const char *min) {
 /* The "failing" mode: execs that fail, as a PATH lookup makes them. */
 struct failing {
         double end;
+        const char *path;
+        int err; /* the first exec's errno: every other must be the same */
         long failed, errors;
 };
 
@@ -265,8 +269,8 @@ static void *fail_execs(void *arg) {
         char *const args[] = {(char *) "missing", NULL};
 
         while (now_s() < f->end) {
-                execv("/nonexistent/timens-exec-kill/missing", args);
-                if (errno == ENOENT)
+                execv(f->path, args);
+                if (errno == f->err)
                         __atomic_add_fetch(&f->failed, 1, __ATOMIC_RELAXED);
                 else
                         __atomic_add_fetch(&f->errors, 1, __ATOMIC_RELAXED);
@@ -285,10 +289,14 @@ static int count_fds(void) {
         return n;
 }
 
-static int failing(int seconds, int threads) {
-        struct failing f = {.end = now_s() + seconds};
+static int failing(int seconds, int threads, const char *path) {
+        char *const args[] = {(char *) "missing", NULL};
+        struct failing f = {.end = now_s() + seconds, .path = path};
         pthread_t tids[16];
         int before = count_fds(), after, n = 0;
+
+        execv(path, args);
+        f.err = errno;
 
         for (int i = 1; i < threads && n < 16; i++)
                 if (pthread_create(&tids[n], NULL, fail_execs, &f) == 0)
@@ -331,8 +339,9 @@ int main(int argc, char *argv[]) {
         }
         signal(SIGALRM, on_alarm);
         alarm(120);
-        if (argc == 4 && strcmp(argv[1], "failing") == 0)
-                return failing(atoi(argv[2]), atoi(argv[3]));
+        if ((argc == 4 || argc == 5) && strcmp(argv[1], "failing") == 0)
+                return failing(atoi(argv[2]), atoi(argv[3]),
+                               argc == 5 ? argv[4] : "/nonexistent/timens-exec-kill/missing");
         if (argc >= 4 && strcmp(argv[1], "loop") == 0)
                 return loop(argv[0], atoi(argv[2]), argv[3]);
         if (argc >= 3 && strcmp(argv[1], "fullfds") == 0) {
@@ -348,7 +357,7 @@ int main(int argc, char *argv[]) {
         }
         if (argc < 4 || (n = atoi(argv[2])) <= 0) {
                 fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | "
-                                "loop SEC MIN | failing SEC THREADS\n");
+                                "loop SEC MIN | failing SEC THREADS [PATH]\n");
                 return 2;
         }
         if (strcmp(argv[1], "untraced") == 0)
