@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,47 +50,45 @@ static int lookup(int base, const struct tns_exec_lookup *plan) {
         return errno == ENOENT || errno == ENOTDIR;
 }
 
-/* This thread's filesystem credentials: set (fsuid, fsgid, groups) and
- * read back. setfsuid and setgroups as raw syscalls act on the calling
- * thread only (glibc's setgroups() would change every thread). */
-static int set_fs_creds(uid_t uid, gid_t gid, const gid_t *groups, size_t n) {
-        if (syscall(SYS_setgroups, n, groups) < 0)
-                return negative_errno();
-        (void) syscall(SYS_setfsgid, gid);
-        (void) syscall(SYS_setfsuid, uid);
-        if ((uid_t) syscall(SYS_setfsuid, -1) != uid || (gid_t) syscall(SYS_setfsgid, -1) != gid)
-                return -EPERM;
-        return 0;
-}
-
 /* The lookup again as a user with no groups and an id no file has: what
  * it does not find is missing in directories every user may search, so
  * that telling it tells a member nothing it could not see itself. One
  * only root or a group may search (EACCES here) is not told. Cheaper
  * than taking the caller's own credentials, which a read of its status
- * gives (~20 µs). */
+ * gives (~20 µs). The switch is this thread's only: setfsuid, setfsgid
+ * and setgroups as raw syscalls (glibc's setgroups() would change every
+ * thread). */
 static int lookup_as_anyone(int base, const struct tns_exec_lookup *plan) {
-        const uid_t anyone = (uid_t) -2; /* 4294967294: valid, and nobody's files' owner */
+        const uid_t anyone = (uid_t) -2; /* 4294967294: valid, and no file's owner */
+        const gid_t our_gid = getegid(); /* the fsgid follows it */
         gid_t ours[MAX_GROUPS];
-        uid_t our_uid = (uid_t) syscall(SYS_setfsuid, -1);
-        gid_t our_gid = (gid_t) syscall(SYS_setfsgid, -1);
         int n_ours, r;
+        bool took;
 
         /* Not root (timensctl's own supervisor, run by a user): no other
          * credentials to take, and none to give away: the command is that
          * user's. */
-        if (our_uid != 0)
+        if (geteuid() != 0)
                 return 1;
         n_ours = (int) syscall(SYS_getgroups, MAX_GROUPS, ours);
-        if (n_ours < 0)
+        /* Without CAP_SETGID (a timensd confined by its manager), nothing
+         * changes and nothing is told. */
+        if (n_ours < 0 || syscall(SYS_setgroups, 0, NULL) < 0)
                 return 0;
-        r = set_fs_creds(anyone, (gid_t) anyone, NULL, 0);
-        r = r >= 0 ? lookup(base, plan) : 0;
-        /* Always back (root's own ids need no capability); a thread of
-         * timensd left without root's powers would fail everyone. */
-        if (set_fs_creds(our_uid, our_gid, ours, (size_t) n_ours) < 0)
+        (void) syscall(SYS_setfsgid, (gid_t) anyone);
+        (void) syscall(SYS_setfsuid, anyone);
+        r = lookup(base, plan);
+        /* Back to our own ids (which need no capability; each returns
+         * the id it replaces: the lookup counts only if both had taken),
+         * and its groups (CAP_SETGID is no filesystem capability: the
+         * fsuid did not take it away). A thread of timensd left without
+         * root's powers would fail everyone: rather die, the keeper or
+         * systemd starts us again. */
+        took = (uid_t) syscall(SYS_setfsuid, 0) == anyone;
+        took = (gid_t) syscall(SYS_setfsgid, our_gid) == (gid_t) anyone && took;
+        if (syscall(SYS_setgroups, n_ours, ours) < 0 || (uid_t) syscall(SYS_setfsuid, -1) != 0)
                 abort();
-        return r;
+        return took ? r : 0;
 }
 
 int tns_exec_file_missing(pid_t tid, const struct tns_exec_lookup *plan) {

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fork + exec + exit of a program, N times: what a namespace's vDSO
- * injection adds to every exec. Prints "bench exec NS_PER_EXEC N", then
+ * injection adds to every exec. A PROG without a slash is looked up in
+ * $PATH (execlp(), as a shell or env does: every directory before the
+ * one that has it is a failed exec). Prints "bench exec NS_PER_EXEC N", then
  * "cpu exec NS_PER_EXEC N": the CPU time of this process and its
  * children per exec, which a loaded machine's waits for a CPU do not
  * inflate (a supervisor's own CPU time is not in it). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,7 +50,10 @@ int main(int argc, char *argv[]) {
                 if (pid < 0)
                         return 1;
                 if (pid == 0) {
-                        execl(prog, prog, (char *) NULL);
+                        if (strchr(prog, '/'))
+                                execl(prog, prog, (char *) NULL);
+                        else
+                                execlp(prog, prog, (char *) NULL);
                         _exit(127);
                 }
                 if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # tests/bench/exec.sh BUILDDIR — fork + exec + exit of /bin/true (bench-exec),
+# then of `true` looked up in a PATH whose first three directories do not
+# have it (execlp(), as a shell or env does: three failed execs first),
 # interleaved rounds, medians: on the host, under timensctl's embedded
 # supervisor (seize, inject at the exec stop, marker call), and through a
 # timensd with an fd store (its keeper), which adds the exec hold (a
@@ -21,8 +23,6 @@ timensd=$builddir/timensd
 rounds=${BENCH_EXEC_ROUNDS:-9}
 n=${BENCH_EXEC_N:-200}
 
-echo
-echo "== fork + exec + exit of /bin/true: $rounds interleaved rounds of $n, median us per exec"
 dir=$(mktemp -d)
 keeper=""
 cleanup() {
@@ -52,17 +52,6 @@ daemon_cpu() {
         [[ -n $w ]] && awk '{ print $1 }' "/proc/$w/schedstat" 2>/dev/null || echo 0
 }
 
-for ((i = 0; i < rounds; i++)); do
-        one host "$bench"
-        one embedded "$timensctl" run --no-daemon -- "$bench"
-        if [[ -n $keeper ]]; then
-                before=$(daemon_cpu)
-                TIMENS_SOCKET=$dir/sock one timensd "$timensctl" run -- "$bench"
-                after=$(daemon_cpu)
-                awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN { printf "%.1f\n", (a - b) / n / 1000 }' >>"$dir/daemon.cpu"
-        fi
-done
-
 median() {
         [[ -f $1 ]] || return 0
         sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
@@ -74,23 +63,46 @@ ratio() {
                 awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'
         fi
 }
-h=$(median "$dir/host")
-e=$(median "$dir/embedded")
-t=$(median "$dir/timensd")
-hc=$(median "$dir/host.cpu")
-ec=$(median "$dir/embedded.cpu")
-tc=$(median "$dir/timensd.cpu")
-dc=$(median "$dir/daemon.cpu")
-# CPU: the program's side (bench-exec and its children); timensd's own
-# CPU per exec beside it. A loaded machine inflates the wall column with
-# waits for a CPU, not the CPU one.
-printf '  %-44s %10s %10s %12s %12s\n' "" "wall us" "vs host" "cpu us" "vs host"
-printf '  %-44s %10s %10s %12s %12s\n' "host" "${h:-n/a}" "1.00x" "${hc:-n/a}" "1.00x"
-printf '  %-44s %10s %10s %12s %12s\n' "timensctl, embedded (no hold)" "${e:-n/a}" "$(ratio "$e" "$h")" "${ec:-n/a}" \
-        "$(ratio "$ec" "$hc")"
-printf '  %-44s %10s %10s %12s %12s\n' "through timensd with an fd store (the hold)" "${t:-n/a}" "$(ratio "$t" "$h")" \
-        "${tc:-n/a}" "$(ratio "$tc" "$hc")"
-[[ -z $dc ]] || echo "  timensd's own CPU per exec: $dc us (program + timensd vs host: $(ratio "$(awk -v a="$tc" -v b="$dc" 'BEGIN { print a + b }')" "$hc"))"
-[[ -z $h || -z $e ]] || echo "  split: injection (embedded - host) $(awk -v a="$e" -v b="$h" 'BEGIN { printf "%.1f", a - b }') us;" \
-        "hold and daemon (timensd - embedded) $(awk -v a="${t:-$e}" -v b="$e" 'BEGIN { printf "%.1f", a - b }') us"
-echo "  => goal <= 1.05x host (issue 15)"
+
+# measure TITLE PROG: the rounds and the table for one program.
+measure() {
+        local title=$1 prog=$2 i before after h e t hc ec tc dc
+        rm -f "$dir"/host* "$dir"/embedded* "$dir"/timensd* "$dir"/daemon*
+        echo
+        echo "== $title: $rounds interleaved rounds of $n, median us per exec"
+        for ((i = 0; i < rounds; i++)); do
+                one host "$bench" "$prog"
+                one embedded "$timensctl" run --no-daemon -- "$bench" "$prog"
+                if [[ -n $keeper ]]; then
+                        before=$(daemon_cpu)
+                        TIMENS_SOCKET=$dir/sock one timensd "$timensctl" run -- "$bench" "$prog"
+                        after=$(daemon_cpu)
+                        awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN { printf "%.1f\n", (a - b) / n / 1000 }' >>"$dir/daemon.cpu"
+                fi
+        done
+        h=$(median "$dir/host")
+        e=$(median "$dir/embedded")
+        t=$(median "$dir/timensd")
+        hc=$(median "$dir/host.cpu")
+        ec=$(median "$dir/embedded.cpu")
+        tc=$(median "$dir/timensd.cpu")
+        dc=$(median "$dir/daemon.cpu")
+        # CPU: the program's side (bench-exec and its children); timensd's own
+        # CPU per exec beside it. A loaded machine inflates the wall column with
+        # waits for a CPU, not the CPU one.
+        printf '  %-44s %10s %10s %12s %12s\n' "" "wall us" "vs host" "cpu us" "vs host"
+        printf '  %-44s %10s %10s %12s %12s\n' "host" "${h:-n/a}" "1.00x" "${hc:-n/a}" "1.00x"
+        printf '  %-44s %10s %10s %12s %12s\n' "timensctl, embedded (no hold)" "${e:-n/a}" "$(ratio "$e" "$h")" "${ec:-n/a}" \
+                "$(ratio "$ec" "$hc")"
+        printf '  %-44s %10s %10s %12s %12s\n' "through timensd with an fd store (the hold)" "${t:-n/a}" "$(ratio "$t" "$h")" \
+                "${tc:-n/a}" "$(ratio "$tc" "$hc")"
+        [[ -z $dc ]] || echo "  timensd's own CPU per exec: $dc us (program + timensd vs host: $(ratio "$(awk -v a="$tc" -v b="$dc" 'BEGIN { print a + b }')" "$hc"))"
+        [[ -z $h || -z $e ]] || echo "  split: injection (embedded - host) $(awk -v a="$e" -v b="$h" 'BEGIN { printf "%.1f", a - b }') us;" \
+                "hold and daemon (timensd - embedded) $(awk -v a="${t:-$e}" -v b="$e" 'BEGIN { printf "%.1f", a - b }') us"
+        echo "  => goal <= 1.05x host (issue 15)"
+}
+
+measure "fork + exec + exit of /bin/true" /bin/true
+# Debian's PATH for root, where true is in the fourth directory.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin measure \
+        "fork + execlp + exit of true, found in the 4th directory of PATH" true
