@@ -40,7 +40,7 @@ fi
 one() {
         local name=$1
         shift
-        "$@" "$n" 2>/dev/null | awk -v w="$dir/$name" -v c="$dir/$name.cpu" '
+        "$@" 2>/dev/null | awk -v w="$dir/$name" -v c="$dir/$name.cpu" '
                 $1 == "bench" { printf "%.1f\n", $3 / 1000 >> w }
                 $1 == "cpu" { printf "%.1f\n", $3 / 1000 >> c }'
 }
@@ -71,11 +71,11 @@ measure() {
         echo
         echo "== $title: $rounds interleaved rounds of $n, median us per exec"
         for ((i = 0; i < rounds; i++)); do
-                one host "$bench" "$prog"
-                one embedded "$timensctl" run --no-daemon -- "$bench" "$prog"
+                one host "$bench" "$n" "$prog"
+                one embedded "$timensctl" run --no-daemon -- "$bench" "$n" "$prog"
                 if [[ -n $keeper ]]; then
                         before=$(daemon_cpu)
-                        TIMENS_SOCKET=$dir/sock one timensd "$timensctl" run -- "$bench" "$prog"
+                        TIMENS_SOCKET=$dir/sock one timensd "$timensctl" run -- "$bench" "$n" "$prog"
                         after=$(daemon_cpu)
                         awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN { printf "%.1f\n", (a - b) / n / 1000 }' >>"$dir/daemon.cpu"
                 fi
