@@ -59,7 +59,8 @@ static void print_stats(const struct tns_stats_view *st) {
                s->sync_wakeup ? "yes" : "no");
         printf("         vDSO: %" PRIu64 " injected, %" PRIu64 " failed, %" PRIu64 " fallback calls, reads %s\n",
                s->vdso_injected, s->vdso_failed, s->vdso_fallbacks, s->vdso_reads[0] ? s->vdso_reads : "none");
-        printf("               %" PRIu64 " started without it (traced by a debugger): syscall path\n",
+        printf("               %" PRIu64 " started without it (traced by a debugger, or its path changed\n"
+               "               after we read it): syscall path\n",
                s->vdso_syscall_path);
         printf("               %" PRIu64 " execs of a missing file (a PATH lookup) let through at once\n",
                s->execs_missing);

@@ -25,6 +25,14 @@
  *                                       SIGUSR1), then one line:
  *                                       "execs N host_vdso H wrong W
  *                                       syscall_path S failed F"
+ *   exec-kill race N MIN_SEC            N children each exec `exec-kill
+ *                                       probe MIN_SEC` through a path that
+ *                                       a second thread flips between this
+ *                                       program's and a missing one, over
+ *                                       and over (a supervisor that reads the
+ *                                       path may see the other one), then
+ *                                       one line: "execs N host_vdso H
+ *                                       wrong W syscall_path S failed F"
  *   exec-kill failing SECONDS THREADS [PATH]
  *                                       THREADS threads (the main one among
  *                                       them) exec PATH (default: a path that
@@ -48,6 +56,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -249,6 +258,69 @@ static int loop(char *self, int seconds, const char *min) {
         return 0;
 }
 
+/* The "race" mode: the path of an exec flipped by another thread. */
+struct race {
+        char path[PATH_MAX];
+        size_t last; /* the byte flipped */
+        char ok; /* its value in this program's path */
+};
+
+static void *flip(void *arg) {
+        struct race *r = arg;
+        volatile char *c = &r->path[r->last];
+
+        for (;;)
+                *c = *c == r->ok ? '\x01' : r->ok;
+        return NULL;
+}
+
+/* One child: execs until the exec succeeds (the probe's status), 126 if
+ * none did in many tries. */
+static int race_one(const char *self, const char *min) {
+        static struct race r;
+        char probe_arg[] = "probe";
+        char *args[] = {(char *) "exec-kill", probe_arg, (char *) min, NULL};
+        pthread_t t;
+
+        snprintf(r.path, sizeof(r.path), "%s", self);
+        r.last = strlen(r.path) - 1;
+        r.ok = r.path[r.last];
+        if (pthread_create(&t, NULL, flip, &r) != 0)
+                return 125;
+        for (int i = 0; i < 100000; i++)
+                execv(r.path, args);
+        return 126;
+}
+
+static int race(const char *self, int n, const char *min) {
+        unsigned long host = 0, wrong = 0, sys = 0, failed = 0;
+
+        for (int i = 0; i < n; i++) {
+                pid_t pid = fork();
+                int status;
+
+                if (pid < 0)
+                        return 1;
+                if (pid == 0)
+                        _exit(race_one(self, min));
+                while (waitpid(pid, &status, 0) < 0)
+                        if (errno != EINTR)
+                                return 1;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) > 12 ||
+                    (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 10)) {
+                        fprintf(stderr, "exec-kill: race %d: status 0x%x\n", i, status);
+                        failed++;
+                } else if (WEXITSTATUS(status) == 10)
+                        host++;
+                else if (WEXITSTATUS(status) == 11)
+                        wrong++;
+                else if (WEXITSTATUS(status) == 12)
+                        sys++;
+        }
+        printf("execs %d host_vdso %lu wrong %lu syscall_path %lu failed %lu\n", n, host, wrong, sys, failed);
+        return 0;
+}
+
 /* The "failing" mode: execs that fail, as a PATH lookup makes them. */
 struct failing {
         double end;
@@ -342,6 +414,8 @@ int main(int argc, char *argv[]) {
         if ((argc == 4 || argc == 5) && strcmp(argv[1], "failing") == 0)
                 return failing(atoi(argv[2]), atoi(argv[3]),
                                argc == 5 ? argv[4] : "/nonexistent/timens-exec-kill/missing");
+        if (argc == 4 && strcmp(argv[1], "race") == 0)
+                return race(argv[0], atoi(argv[2]), argv[3]);
         if (argc >= 4 && strcmp(argv[1], "loop") == 0)
                 return loop(argv[0], atoi(argv[2]), argv[3]);
         if (argc >= 3 && strcmp(argv[1], "fullfds") == 0) {
@@ -357,7 +431,7 @@ int main(int argc, char *argv[]) {
         }
         if (argc < 4 || (n = atoi(argv[2])) <= 0) {
                 fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | "
-                                "loop SEC MIN | failing SEC THREADS [PATH]\n");
+                                "loop SEC MIN | race N MIN | failing SEC THREADS [PATH]\n");
                 return 2;
         }
         if (strcmp(argv[1], "untraced") == 0)
