@@ -20,6 +20,11 @@ void tns_exec_lookup_plan(bool at, const uint64_t args[6], const char *path, str
          * lookup (the usual way answers both the same). */
         if ((flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) || (flags & AT_EMPTY_PATH) || !path[0])
                 return;
+        /* No "..": a PATH lookup has none, and a chain of them is work
+         * for nothing (the kernel's own lookup answers). */
+        for (const char *p = path; (p = strstr(p, "..")); p += 2)
+                if ((p == path || p[-1] == '/') && (p[2] == '/' || !p[2]))
+                        return;
         ret->nofollow = flags & AT_SYMLINK_NOFOLLOW;
         if (path[0] == '/') {
                 ret->base = TNS_EXEC_BASE_ROOT;

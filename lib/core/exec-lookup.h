@@ -32,5 +32,6 @@ uint64_t tns_exec_path_arg(bool at, const uint64_t args[6]);
  * true) with these arguments and `path` (as read from the caller, with its
  * NUL). UNKNOWN where the call does not look a path up or fails on other
  * grounds (AT_EMPTY_PATH, an empty path, flags the kernel refuses, a
- * negative dirfd other than AT_FDCWD). rest points into path. */
+ * negative dirfd other than AT_FDCWD), or the path has a ".." component.
+ * rest points into path. */
 void tns_exec_lookup_plan(bool at, const uint64_t args[6], const char *path, struct tns_exec_lookup *ret);

@@ -27,12 +27,19 @@
  *                                       syscall_path S failed F"
  *   exec-kill race N MIN_SEC            N children each exec `exec-kill
  *                                       probe MIN_SEC` through a path that
- *                                       a second thread flips between this
+ *                                       a second process flips between this
  *                                       program's and a missing one, over
  *                                       and over (a supervisor that reads the
  *                                       path may see the other one), then
  *                                       one line: "execs N host_vdso H
  *                                       wrong W syscall_path S failed F"
+ *   exec-kill fdexec N MIN_SEC          N children each exec `exec-kill
+ *                                       probe MIN_SEC` as /proc/self/fd/FD
+ *                                       from a second thread while the
+ *                                       leader loops arch_prctl(ARCH_SET_FS)
+ *                                       (the call that catches a program
+ *                                       started without our image), then
+ *                                       the race mode's line
  *   exec-kill failing SECONDS THREADS [PATH]
  *                                       THREADS threads (the main one among
  *                                       them) exec PATH (default: a path that
@@ -66,7 +73,11 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <asm/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -258,42 +269,81 @@ static int loop(char *self, int seconds, const char *min) {
         return 0;
 }
 
-/* The "race" mode: the path of an exec flipped by another thread. */
+/* The "race" mode: the path of an exec flipped by another process (not
+ * a thread: a caller with one thread is the one whose exec of a missing
+ * file is let through at once), in memory both share. */
 struct race {
         char path[PATH_MAX];
         size_t last; /* the byte flipped */
         char ok; /* its value in this program's path */
 };
 
-static void *flip(void *arg) {
-        struct race *r = arg;
-        volatile char *c = &r->path[r->last];
-
-        for (;;)
-                *c = *c == r->ok ? '\x01' : r->ok;
-        return NULL;
-}
-
 /* One child: execs until the exec succeeds (the probe's status), 126 if
- * none did in many tries. */
+ * none did in many tries. Its flipper is in its process group. */
 static int race_one(const char *self, const char *min) {
-        static struct race r;
+        struct race *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         char probe_arg[] = "probe";
         char *args[] = {(char *) "exec-kill", probe_arg, (char *) min, NULL};
-        pthread_t t;
+        pid_t flipper;
 
-        snprintf(r.path, sizeof(r.path), "%s", self);
-        r.last = strlen(r.path) - 1;
-        r.ok = r.path[r.last];
-        if (pthread_create(&t, NULL, flip, &r) != 0)
+        if (r == MAP_FAILED || setpgid(0, 0) < 0)
                 return 125;
+        snprintf(r->path, sizeof(r->path), "%s", self);
+        r->last = strlen(r->path) - 1;
+        r->ok = r->path[r->last];
+        flipper = fork();
+        if (flipper < 0)
+                return 125;
+        if (flipper == 0) {
+                volatile char *c = &r->path[r->last];
+
+                for (;;)
+                        *c = *c == r->ok ? '\x01' : r->ok;
+        }
         for (int i = 0; i < 100000; i++)
-                execv(r.path, args);
+                execv(r->path, args);
         return 126;
 }
 
-static int race(const char *self, int n, const char *min) {
+/* The "fdexec" mode: a thread execs this program through /proc/self/fd
+ * (a path that means another file to whoever else resolves it) while the
+ * leader sets its thread pointer, over and over. */
+struct fdexec {
+        char path[64];
+        const char *min;
+};
+
+static void *fdexec_thread(void *arg) {
+        struct fdexec *f = arg;
+        char probe_arg[] = "probe";
+        char *args[] = {(char *) "exec-kill", probe_arg, (char *) f->min, NULL};
+
+        execv(f->path, args);
+        _exit(124);
+}
+
+static int fdexec_one(const char *self, const char *min) {
+        static struct fdexec f;
+        unsigned long fs;
+        pthread_t t;
+        /* A number timensd has no fd of: it would find nothing there. */
+        int fd = dup2(open(self, O_RDONLY), 900);
+
+        if (fd < 0 || syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) < 0)
+                return 125;
+        snprintf(f.path, sizeof(f.path), "/proc/self/fd/%d", fd);
+        f.min = min;
+        if (pthread_create(&t, NULL, fdexec_thread, &f) != 0)
+                return 125;
+        for (;;)
+                (void) syscall(SYS_arch_prctl, ARCH_SET_FS, fs);
+}
+
+static int race(const char *self, int n, const char *min, bool fd) {
         unsigned long host = 0, wrong = 0, sys = 0, failed = 0;
+
+        /* The flippers come to us when their child is gone: reaped here. */
+        (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
 
         for (int i = 0; i < n; i++) {
                 pid_t pid = fork();
@@ -302,10 +352,14 @@ static int race(const char *self, int n, const char *min) {
                 if (pid < 0)
                         return 1;
                 if (pid == 0)
-                        _exit(race_one(self, min));
+                        _exit(fd ? fdexec_one(self, min) : race_one(self, min));
                 while (waitpid(pid, &status, 0) < 0)
                         if (errno != EINTR)
                                 return 1;
+                /* Its flipper, in the group the child made, ours now. */
+                (void) kill(-pid, SIGKILL);
+                while (waitpid(-pid, NULL, 0) > 0 || errno == EINTR)
+                        ;
                 if (!WIFEXITED(status) || WEXITSTATUS(status) > 12 ||
                     (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 10)) {
                         fprintf(stderr, "exec-kill: race %d: status 0x%x\n", i, status);
@@ -415,7 +469,9 @@ int main(int argc, char *argv[]) {
                 return failing(atoi(argv[2]), atoi(argv[3]),
                                argc == 5 ? argv[4] : "/nonexistent/timens-exec-kill/missing");
         if (argc == 4 && strcmp(argv[1], "race") == 0)
-                return race(argv[0], atoi(argv[2]), argv[3]);
+                return race(argv[0], atoi(argv[2]), argv[3], false);
+        if (argc == 4 && strcmp(argv[1], "fdexec") == 0)
+                return race(argv[0], atoi(argv[2]), argv[3], true);
         if (argc >= 4 && strcmp(argv[1], "loop") == 0)
                 return loop(argv[0], atoi(argv[2]), argv[3]);
         if (argc >= 3 && strcmp(argv[1], "fullfds") == 0) {
@@ -431,7 +487,7 @@ int main(int argc, char *argv[]) {
         }
         if (argc < 4 || (n = atoi(argv[2])) <= 0) {
                 fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | "
-                                "loop SEC MIN | race N MIN | failing SEC THREADS [PATH]\n");
+                                "loop SEC MIN | race|fdexec N MIN | failing SEC THREADS [PATH]\n");
                 return 2;
         }
         if (strcmp(argv[1], "untraced") == 0)
