@@ -3,23 +3,38 @@
  * resolve it: from its root, working directory or fd. Told only where it
  * is certain and tells a member nothing: a caller with one thread (a
  * program let through that finds its file after all, because it appeared
- * or another thread rewrote the path, must meet no other thread of its
+ * or another process rewrote the path, must meet no other thread of its
  * own that could make timensd take it for the old program: its first
- * arch_prctl then puts it on the syscall path), a path with no symlink,
- * found missing in the dentry cache alone, by a user with no groups, no
- * capability and an id no file has (so in directories every user may
- * search). */
+ * arch_prctl then puts it on the syscall path), a path with no symlink
+ * and no "..", found missing in the dentry cache alone, by a user with no
+ * groups, no capability and an id no file has (so in directories every
+ * user may search, whatever the member may).
+ *
+ * That user is an io_uring personality (struct tns_anyone): its
+ * credentials are registered once, by a short-lived thread that takes
+ * them, and each lookup is an IORING_OP_OPENAT2 run with them, with no
+ * change of ours (a switch of this thread's fsuid, fsgid and groups
+ * around each lookup cost 8.7 µs: the kernel's commit_creds() four
+ * times). */
 #pragma once
 
 #include <sys/types.h>
 
 #include "exec-lookup.h"
 
-/* 1 if the file `plan` names is missing for thread tid (ENOENT or
- * ENOTDIR: its exec is certain to fail), 0 if it is there or that cannot
- * be told here (more threads, a symlink, a directory not every user may
- * search, a path that leaves its base, a name not in the dentry cache, a
- * timensd that is not root). What /proc says is of tid only while the
- * caller knows tid is still its thread (a seccomp notification still
- * valid, checked after this). tid must be its thread group's leader. */
-int tns_exec_file_missing(pid_t tid, const struct tns_exec_lookup *plan);
+struct tns_anyone;
+
+/* The ring and its personality: 0, or -errno where they cannot be had
+ * (not root, io_uring refused by a seccomp profile or by
+ * kernel.io_uring_disabled, no RESOLVE_CACHED): nothing is told then. */
+int tns_anyone_new(struct tns_anyone **ret);
+struct tns_anyone *tns_anyone_free(struct tns_anyone *a);
+
+/* 1 if the file `plan` names is missing for thread tid (ENOENT: its exec
+ * is certain to fail), 0 if it is there or that cannot be told here (no
+ * ring, more threads, a symlink, a directory not every user may search,
+ * a name not in the dentry cache, a path through a file). What /proc says
+ * is of tid only while the caller knows tid is still its thread (a
+ * seccomp notification still valid, checked after this). tid must be its
+ * thread group's leader. */
+int tns_exec_file_missing(struct tns_anyone *a, pid_t tid, const struct tns_exec_lookup *plan);

@@ -768,7 +768,8 @@ static bool exec_file_missing(struct listener *l, const struct seccomp_notif *re
         tns_exec_lookup_plan(at, args, path, &plan);
         /* What /proc said was of the caller only if its notification is
          * still valid after the lookup. */
-        if (tns_exec_file_missing((pid_t) req->pid, &plan) <= 0 || supervisor_id_valid(l->fd, req->id) < 0)
+        if (tns_exec_file_missing(l->s->anyone, (pid_t) req->pid, &plan) <= 0 ||
+            supervisor_id_valid(l->fd, req->id) < 0)
                 return false;
         l->s->stats.execs_missing++;
         return true;

@@ -208,6 +208,8 @@ struct tns_image_entry {
         bool first_call_seen; /* supervisor-first-call.c looked at it */
 };
 
+struct tns_anyone;
+
 struct tns_supervisor {
         sd_event *event;
         struct tns_logger log;
@@ -239,6 +241,9 @@ struct tns_supervisor {
         unsigned n_waits;
         int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
         struct tns_wait_page_cache wait_pages[TNS_WAIT_PAGE_CACHE];
+        /* The lookups of exec files as anyone (exec-missing.h); NULL:
+         * none are told. */
+        struct tns_anyone *anyone;
         sd_event_source *sigchld;
         sd_event_source *exec_rescan; /* supervisor-exec.c: a trace to look at again */
         tns_supervisor_listener_gone_fn listener_gone_fn;

@@ -14,6 +14,7 @@
 
 #include "emulate.h"
 #include "filter.h"
+#include "exec-missing.h"
 #include "inject.h"
 #include "kns.h"
 #include "proc-util.h"
@@ -1258,6 +1259,11 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
         supervisor_kns_init(s);
         supervisor_image_cache_init(s);
         setup_vdso(s);
+        r = tns_anyone_new(&s->anyone);
+        if (r < 0 && r != -EPERM)
+                tns_log_errno(&s->log, LOG_DEBUG, r,
+                              "No io_uring for lookups as anyone, every exec is seized (a PATH lookup's "
+                              "misses too): %m");
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -1297,6 +1303,7 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         supervisor_attach_done(s);
         supervisor_kns_done(s);
         supervisor_image_cache_done(s);
+        s->anyone = tns_anyone_free(s->anyone);
         while (s->listeners)
                 listener_free(s->listeners);
         /* Namespaces still referenced only by the supervisor's list. */
