@@ -28,6 +28,8 @@
 struct tns_anyone {
         int fd;
         uint16_t personality;
+        bool broken; /* a submission or completion out of step: never used again */
+        uint64_t seq; /* each submission's user_data, checked on its completion */
         void *sq_ring, *cq_ring;
         size_t sq_ring_size, cq_ring_size;
         struct io_uring_sqe *sqes;
@@ -162,12 +164,19 @@ int tns_anyone_new(struct tns_anyone **ret) {
         return 0;
 }
 
-/* One openat2 through the ring, as anyone: the fd, or -errno. */
+/* One openat2 through the ring, as anyone: the fd, or -errno. Anything
+ * out of step (the entry not taken at once, an error after it was, a
+ * completion not ours) and the ring is never used again: an entry taken
+ * later would point at this stack frame and a base fd closed since, and
+ * a completion left behind would answer the next lookup. */
 static int ring_openat2(struct tns_anyone *a, int base, const char *path, const struct open_how *how) {
         uint32_t tail = *a->sq_tail, head, i = tail & *a->sq_mask;
         struct io_uring_sqe *sqe = &a->sqes[i];
+        struct io_uring_cqe cqe;
         int r;
 
+        if (a->broken)
+                return -EIO;
         memset(sqe, 0, sizeof(*sqe));
         sqe->opcode = IORING_OP_OPENAT2;
         sqe->fd = base;
@@ -175,17 +184,22 @@ static int ring_openat2(struct tns_anyone *a, int base, const char *path, const 
         sqe->addr2 = (uint64_t) (uintptr_t) how;
         sqe->len = sizeof(*how);
         sqe->personality = a->personality;
+        sqe->user_data = ++a->seq;
         a->sq_array[i] = i;
         __atomic_store_n(a->sq_tail, tail + 1, __ATOMIC_RELEASE);
         r = (int) syscall(SYS_io_uring_enter, a->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
-        if (r < 0)
-                return negative_errno();
         head = *a->cq_head;
-        if (head == __atomic_load_n(a->cq_tail, __ATOMIC_ACQUIRE))
+        if (r != 1 || head == __atomic_load_n(a->cq_tail, __ATOMIC_ACQUIRE)) {
+                a->broken = true;
                 return -EIO;
-        r = a->cqes[head & *a->cq_mask].res;
+        }
+        cqe = a->cqes[head & *a->cq_mask];
         __atomic_store_n(a->cq_head, head + 1, __ATOMIC_RELEASE);
-        return r;
+        if (cqe.user_data != a->seq) {
+                a->broken = true;
+                return -EIO;
+        }
+        return cqe.res;
 }
 
 /* 1 missing, 0 there or not told. An absolute path resolves inside the

@@ -20,6 +20,7 @@
  * only makes itself read again, once per process, and only so far on a
  * trapped call (TNS_IMAGE_MAX_MAPS). */
 #include <errno.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -105,9 +106,10 @@ static struct tns_image_entry *entry_find(struct tns_supervisor *s, pid_t tgid, 
 }
 
 /* The process's entry, read from its maps (up to max_lines, 0: all) if
- * it has none, or only a partial one and the caller wants more. NULL if
- * the process is gone or cannot be read. */
-static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid, unsigned max_lines) {
+ * it has none, or only a partial one and the caller wants more, or (fresh)
+ * one its first arch_prctl has not read itself. NULL if the process is
+ * gone or cannot be read. */
+static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid, unsigned max_lines, bool fresh) {
         _cleanup_close_ int pidfd = -EBADF;
         struct tns_image_entry *e;
         bool seen = false;
@@ -126,7 +128,10 @@ static struct tns_image_entry *entry_get(struct tns_supervisor *s, pid_t tid, un
         pid_id = pid_id_of(pidfd);
         e = entry_find(s, tgid, pid_id);
         /* A partial entry stands for callers that read no further. */
-        if (e && (!e->partial || (max_lines != 0 && max_lines <= e->bound)))
+        if (e && !fresh && (!e->partial || (max_lines != 0 && max_lines <= e->bound)))
+                return e;
+        /* The first arch_prctl's answer stands for the program. */
+        if (e && fresh && e->first_call_seen)
                 return e;
         if (e) {
                 /* Read again further: in its own slot. */
@@ -174,11 +179,11 @@ struct tns_ns *supervisor_ns_by_mapping_fresh(struct tns_supervisor *s, pid_t ti
 }
 
 struct tns_ns *supervisor_ns_by_mapping(struct tns_supervisor *s, pid_t tid, uint64_t *ret_addr) {
-        return ns_of(entry_get(s, tid, TNS_IMAGE_MAX_MAPS), ret_addr);
+        return ns_of(entry_get(s, tid, TNS_IMAGE_MAX_MAPS, false), ret_addr);
 }
 
 struct tns_ns *supervisor_ns_by_mapping_whole(struct tns_supervisor *s, pid_t tid) {
-        return ns_of(entry_get(s, tid, 0), NULL);
+        return ns_of(entry_get(s, tid, 0, false), NULL);
 }
 
 bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
@@ -188,7 +193,14 @@ bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid) {
 }
 
 bool supervisor_image_first_call(struct tns_supervisor *s, pid_t tid, unsigned max_lines, bool *ret_image) {
-        struct tns_image_entry *e = entry_get(s, tid, max_lines);
+        /* Read again, whatever an entry says: one read before this call
+         * may be of the program before an exec we let through (a missing
+         * file, a debugger's), its maps read in the instant between our
+         * answer and the kernel's switch to the new program (a member's
+         * control connection asks who it is, and a long argv makes that
+         * instant 80 ms): it would say "our image" of a program without
+         * it. The programs we inject are told by the ring before this. */
+        struct tns_image_entry *e = entry_get(s, tid, max_lines, true);
 
         if (!e || e->first_call_seen)
                 return false;

@@ -138,3 +138,20 @@ execs_missing() {
         [ "$status" -eq 0 ] || fail "$output"
         [ "$output" = "execs 100 host_vdso 0 wrong 0 syscall_path 0 failed 0" ] || fail "$output"
 }
+
+# What timensd remembers of a process's image must not outlive its exec:
+# a member's control connections make timensd ask who the peer is (its
+# maps, then the old program's), and with a long argv the kernel copies
+# it for tens of milliseconds after our answer. An exec let through that
+# found its program after all then looked like a program with our image at
+# its first arch_prctl, which is not stubbed: 1-3 of 30-60 programs read
+# the host's clock before that call read the maps afresh.
+@test "an exec let through while its control connections are looked at: its first arch_prctl reads the maps afresh, never the host's clock" {
+        requires_timensd
+        local min
+        start_daemon
+        min=$(($(host_ns monotonic) / NSEC_PER_SEC + 86400))
+        run_quiet "$HELPERS/exec-kill" poison 60 "$min" 40
+        [ "$status" -eq 0 ] || fail "$output"
+        [[ "$output" =~ ^execs\ 60\ host_vdso\ 0\ wrong\ 0\ syscall_path\ [0-9]+\ failed\ 0$ ]] || fail "$output"
+}

@@ -33,6 +33,10 @@
  *                                       path may see the other one), then
  *                                       one line: "execs N host_vdso H
  *                                       wrong W syscall_path S failed F"
+ *   exec-kill poison N MIN_SEC K        the race mode with K connections
+ *                                       to $TIMENS_SOCKET and a long argv
+ *                                       (the kernel copies it for tens of
+ *                                       milliseconds) before each exec
  *   exec-kill fdexec N MIN_SEC          N children each exec `exec-kill
  *                                       probe MIN_SEC` as /proc/self/fd/FD
  *                                       from a second thread while the
@@ -76,6 +80,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/un.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <asm/prctl.h>
 #include <sys/wait.h>
@@ -278,12 +284,33 @@ struct race {
         char ok; /* its value in this program's path */
 };
 
+/* Connections to timensd's control socket ($TIMENS_SOCKET) that the
+ * poison mode opens before its exec: timensd asks who each peer is (its
+ * image, read from its maps), some while the exec copies its arguments. */
+static void connect_control(int k) {
+        const char *path = getenv("TIMENS_SOCKET");
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+        if (!path || strlen(path) >= sizeof(sa.sun_path))
+                return;
+        strcpy(sa.sun_path, path);
+        for (int i = 0; i < k; i++) {
+                int fd = socket(AF_UNIX, SOCK_STREAM, 0); /* kept across the exec */
+
+                if (fd >= 0)
+                        (void) connect(fd, (struct sockaddr *) &sa, sizeof(sa));
+        }
+}
+
 /* One child: execs until the exec succeeds (the probe's status), 126 if
- * none did in many tries. Its flipper is in its process group. */
-static int race_one(const char *self, const char *min) {
+ * none did in many tries. Its flipper is in its process group. With
+ * `connections`, a long argv (its copy by the kernel takes tens of
+ * milliseconds) and that many connections to timensd first. */
+static int race_one(const char *self, const char *min, int connections) {
         struct race *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        char probe_arg[] = "probe";
-        char *args[] = {(char *) "exec-kill", probe_arg, (char *) min, NULL};
+        enum { LONG_ARGV = 500000 };
+        static char *args[LONG_ARGV + 4];
+        struct rlimit stack = {64 << 20, 64 << 20};
         pid_t flipper;
 
         if (r == MAP_FAILED || setpgid(0, 0) < 0)
@@ -299,6 +326,17 @@ static int race_one(const char *self, const char *min) {
 
                 for (;;)
                         *c = *c == r->ok ? '\x01' : r->ok;
+        }
+        args[0] = (char *) "exec-kill";
+        args[1] = (char *) "probe";
+        args[2] = (char *) min;
+        if (connections > 0) {
+                /* The kernel's limit on arguments is a quarter of the
+                 * stack's (at most 6 MiB). */
+                (void) setrlimit(RLIMIT_STACK, &stack);
+                for (int i = 3; i < LONG_ARGV + 3; i++)
+                        args[i] = (char *) "";
+                connect_control(connections);
         }
         for (int i = 0; i < 100000; i++)
                 execv(r->path, args);
@@ -339,7 +377,7 @@ static int fdexec_one(const char *self, const char *min) {
                 (void) syscall(SYS_arch_prctl, ARCH_SET_FS, fs);
 }
 
-static int race(const char *self, int n, const char *min, bool fd) {
+static int race(const char *self, int n, const char *min, bool fd, int connections) {
         unsigned long host = 0, wrong = 0, sys = 0, failed = 0;
 
         /* The flippers come to us when their child is gone: reaped here. */
@@ -352,7 +390,7 @@ static int race(const char *self, int n, const char *min, bool fd) {
                 if (pid < 0)
                         return 1;
                 if (pid == 0)
-                        _exit(fd ? fdexec_one(self, min) : race_one(self, min));
+                        _exit(fd ? fdexec_one(self, min) : race_one(self, min, connections));
                 while (waitpid(pid, &status, 0) < 0)
                         if (errno != EINTR)
                                 return 1;
@@ -469,9 +507,11 @@ int main(int argc, char *argv[]) {
                 return failing(atoi(argv[2]), atoi(argv[3]),
                                argc == 5 ? argv[4] : "/nonexistent/timens-exec-kill/missing");
         if (argc == 4 && strcmp(argv[1], "race") == 0)
-                return race(argv[0], atoi(argv[2]), argv[3], false);
+                return race(argv[0], atoi(argv[2]), argv[3], false, 0);
+        if (argc == 5 && strcmp(argv[1], "poison") == 0)
+                return race(argv[0], atoi(argv[2]), argv[3], false, atoi(argv[4]));
         if (argc == 4 && strcmp(argv[1], "fdexec") == 0)
-                return race(argv[0], atoi(argv[2]), argv[3], true);
+                return race(argv[0], atoi(argv[2]), argv[3], true, 0);
         if (argc >= 4 && strcmp(argv[1], "loop") == 0)
                 return loop(argv[0], atoi(argv[2]), argv[3]);
         if (argc >= 3 && strcmp(argv[1], "fullfds") == 0) {
@@ -487,7 +527,7 @@ int main(int argc, char *argv[]) {
         }
         if (argc < 4 || (n = atoi(argv[2])) <= 0) {
                 fprintf(stderr, "usage: exec-kill kill|stopcont|untraced N PROG [ARG...] | fullfds PROG [ARG...] | "
-                                "loop SEC MIN | race|fdexec N MIN | failing SEC THREADS [PATH]\n");
+                                "loop SEC MIN | race|fdexec N MIN | poison N MIN K | failing SEC THREADS [PATH]\n");
                 return 2;
         }
         if (strcmp(argv[1], "untraced") == 0)
