@@ -761,6 +761,8 @@ static bool exec_file_missing(struct listener *l, const struct seccomp_notif *re
         char path[PATH_MAX];
         uint64_t args[6];
 
+        if (!l->s->anyone) /* no ring (no io_uring here): nothing is told */
+                return false;
         for (unsigned i = 0; i < 6; i++)
                 args[i] = req->data.args[i];
         if (tns_proc_read_string((pid_t) req->pid, tns_exec_path_arg(at, args), path, sizeof(path)) < 0)

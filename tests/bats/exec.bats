@@ -77,6 +77,7 @@ execs_missing() {
 # that the time an exec takes tells no other user what is in it.
 @test "a PATH lookup: execs of missing files are let through at once, the program found starts with our vDSO; a directory the caller may not search tells nothing" {
         requires_timensd
+        requires_io_uring
         local dir env before after min setpriv
         start_daemon
         # Under the daemon's directory, which other users may enter.
@@ -116,6 +117,7 @@ execs_missing() {
 # its first arch_prctl puts it on the syscall path: never the host's vDSO
 # or clock.
 @test "an exec whose path another process flips between a program and a missing file: never the host's vDSO or clock" {
+        requires_io_uring
         local min
         min=$(($(host_ns monotonic) / NSEC_PER_SEC + 86400))
         run_quiet "$HELPERS/exec-kill" race 200 "$min"

@@ -84,6 +84,15 @@ requires_user_ns() {
         unshare -U -r true 2>/dev/null || skip "cannot create user namespaces here (unshare -U -r failed)"
 }
 
+# io_uring, which timensd's lookups of exec files as anyone use (refused
+# by kernel.io_uring_disabled or a seccomp profile: nothing is told then).
+requires_io_uring() {
+        python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+sys.exit(0 if libc.syscall(425, 2, ctypes.create_string_buffer(120)) >= 0 else 1)' ||
+                skip "no io_uring here (kernel.io_uring_disabled, or a seccomp profile): no exec is let through"
+}
+
 requires_setpriv() {
         "${NOBODY[@]}" true 2>/dev/null || skip "setpriv cannot drop to nobody here"
 }
