@@ -52,6 +52,10 @@ struct tns_anyone *tns_anyone_free(struct tns_anyone *a) {
         return NULL;
 }
 
+static void tns_anyone_freep(struct tns_anyone **a) {
+        tns_anyone_free(*a);
+}
+
 static int map_rings(struct tns_anyone *a, const struct io_uring_params *p) {
         a->sq_ring_size = p->sq_off.array + p->sq_entries * sizeof(uint32_t);
         a->cq_ring_size = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
@@ -123,7 +127,7 @@ static void *register_anyone(void *arg) {
 static int lookup(struct tns_anyone *a, int base, const struct tns_exec_lookup *plan);
 
 int tns_anyone_new(struct tns_anyone **ret) {
-        _cleanup_free_ struct tns_anyone *a = NULL;
+        _cleanup_(tns_anyone_freep) struct tns_anyone *a = NULL;
         struct io_uring_params p = {};
         struct registrar g = {};
         pthread_t t;
@@ -140,16 +144,16 @@ int tns_anyone_new(struct tns_anyone **ret) {
                 return negative_errno();
         r = map_rings(a, &p);
         if (r < 0)
-                return tns_anyone_free(TAKE_PTR(a)), r;
+                return r;
         dumpable = prctl(PR_GET_DUMPABLE);
         g.fd = a->fd;
         if (pthread_create(&t, NULL, register_anyone, &g) != 0)
-                return tns_anyone_free(TAKE_PTR(a)), -EAGAIN;
+                return -EAGAIN;
         (void) pthread_join(t, NULL);
         if (dumpable >= 0)
                 (void) prctl(PR_SET_DUMPABLE, dumpable);
         if (g.r < 0)
-                return tns_anyone_free(TAKE_PTR(a)), g.r;
+                return g.r;
         a->personality = (uint16_t) g.r;
         /* RESOLVE_CACHED known (Linux 5.12), the ring answering: a name
          * that is surely there. */
@@ -158,7 +162,7 @@ int tns_anyone_new(struct tns_anyone **ret) {
                 const struct tns_exec_lookup probe = {.base = TNS_EXEC_BASE_ROOT, .rest = "."};
 
                 if (root < 0 || lookup(a, root, &probe) != 0)
-                        return tns_anyone_free(TAKE_PTR(a)), -EOPNOTSUPP;
+                        return -EOPNOTSUPP;
         }
         *ret = TAKE_PTR(a);
         return 0;

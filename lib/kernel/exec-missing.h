@@ -35,6 +35,6 @@ struct tns_anyone *tns_anyone_free(struct tns_anyone *a);
  * ring, more threads, a symlink, a directory not every user may search,
  * a name not in the dentry cache, a path through a file). What /proc says
  * is of tid only while the caller knows tid is still its thread (a
- * seccomp notification still valid, checked after this). tid must be its
- * thread group's leader. */
+ * seccomp notification still valid, checked after this). A tid that is
+ * not its group's only thread is never told. */
 int tns_exec_file_missing(struct tns_anyone *a, pid_t tid, const struct tns_exec_lookup *plan);

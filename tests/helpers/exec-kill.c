@@ -230,8 +230,33 @@ static void on_usr1(int sig) {
         stop_loop = 1;
 }
 
+/* What the probes of the loop, race, poison and fdexec modes told: their
+ * exit statuses (probe()), counted; anything else is a failure, named on
+ * stderr. */
+struct tally {
+        unsigned long n, host, wrong, sys, failed;
+};
+
+static void tally_count(struct tally *t, int status) {
+        t->n++;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) > 12 || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 10)) {
+                fprintf(stderr, "exec-kill: exec %lu: status 0x%x\n", t->n, status);
+                t->failed++;
+        } else if (WEXITSTATUS(status) == 10)
+                t->host++;
+        else if (WEXITSTATUS(status) == 11)
+                t->wrong++;
+        else if (WEXITSTATUS(status) == 12)
+                t->sys++;
+}
+
+static void tally_print(const struct tally *t) {
+        printf("execs %lu host_vdso %lu wrong %lu syscall_path %lu failed %lu\n", t->n, t->host, t->wrong, t->sys,
+               t->failed);
+}
+
 static int loop(char *self, int seconds, const char *min) {
-        unsigned long n = 0, host = 0, wrong = 0, sys = 0, failed = 0;
+        struct tally t = {};
         time_t end = time(NULL) + seconds;
 
         signal(SIGUSR1, on_usr1);
@@ -256,22 +281,9 @@ static int loop(char *self, int seconds, const char *min) {
                 while (waitpid(pid, &status, 0) < 0)
                         if (errno != EINTR)
                                 return 1;
-                n++;
-                if (!WIFEXITED(status) || WEXITSTATUS(status) > 12 ||
-                    (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 10))
-                        fprintf(stderr, "exec-kill: exec %lu: status 0x%x\n", n, status);
-                if (!WIFEXITED(status))
-                        failed++;
-                else if (WEXITSTATUS(status) == 10)
-                        host++;
-                else if (WEXITSTATUS(status) == 11)
-                        wrong++;
-                else if (WEXITSTATUS(status) == 12)
-                        sys++;
-                else if (WEXITSTATUS(status) != 0)
-                        failed++;
+                tally_count(&t, status);
         }
-        printf("execs %lu host_vdso %lu wrong %lu syscall_path %lu failed %lu\n", n, host, wrong, sys, failed);
+        tally_print(&t);
         return 0;
 }
 
@@ -378,7 +390,7 @@ static int fdexec_one(const char *self, const char *min) {
 }
 
 static int race(const char *self, int n, const char *min, bool fd, int connections) {
-        unsigned long host = 0, wrong = 0, sys = 0, failed = 0;
+        struct tally t = {};
 
         /* The flippers come to us when their child is gone: reaped here. */
         (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -398,18 +410,9 @@ static int race(const char *self, int n, const char *min, bool fd, int connectio
                 (void) kill(-pid, SIGKILL);
                 while (waitpid(-pid, NULL, 0) > 0 || errno == EINTR)
                         ;
-                if (!WIFEXITED(status) || WEXITSTATUS(status) > 12 ||
-                    (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 10)) {
-                        fprintf(stderr, "exec-kill: race %d: status 0x%x\n", i, status);
-                        failed++;
-                } else if (WEXITSTATUS(status) == 10)
-                        host++;
-                else if (WEXITSTATUS(status) == 11)
-                        wrong++;
-                else if (WEXITSTATUS(status) == 12)
-                        sys++;
+                tally_count(&t, status);
         }
-        printf("execs %d host_vdso %lu wrong %lu syscall_path %lu failed %lu\n", n, host, wrong, sys, failed);
+        tally_print(&t);
         return 0;
 }
 
