@@ -137,6 +137,8 @@ struct wait_trace {
         bool in_null; /* ...given as a NULL pointer: data holds nothing */
         bool rerun_entered; /* WAIT_RERUN: past the entry stop of the call run again */
         bool last_stop; /* we are going: its exit stop lets it go, whatever comes */
+        bool let_run; /* WAIT_RUNNING: the filter's notification of the rewritten call answered */
+        bool taken_back; /* we are going: interrupted before that answer (settle_held_calls) */
         struct wait_trace *next;
 };
 

@@ -456,8 +456,10 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         /* Step 3's call, pointing at our slot (or with the converted
          * value in its register), or the program's own call run again:
          * let it run. */
-        if (w && (w->phase == WAIT_RUNNING || w->phase == WAIT_RERUN))
+        if (w && (w->phase == WAIT_RUNNING || w->phase == WAIT_RERUN)) {
+                w->let_run = w->let_run || w->phase == WAIT_RUNNING;
                 return TNS_REPLY_CONTINUE;
+        }
         /* File times that run as they are: told before any /proc read. */
         if (spec.now) {
                 r = file_times_as_is(l, req, ns, &spec);
@@ -697,7 +699,7 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
          * setattr changed nothing. Through the filter again:
          * supervisor_wait() lets it run. */
         failed = file_times_failed(w, &regs);
-        if (w->now && !failed)
+        if (w->now && regs.rax == 0)
                 w->s->stats.file_times_ns++;
         if (failed && sig == 0) {
                 rewind_call(&regs);
@@ -795,16 +797,28 @@ void supervisor_wait_offsets_changed(struct tns_supervisor *s) {
                         w->reconvert = true;
 }
 
-/* Before we go (a stop, a hand-over): a file-times call past its entry
- * stop ends in microseconds; its exit stop is awaited, for a bounded
- * moment, so that one that failed with our explicit times is let go to
- * make the call again as the program made it (a successor serves it),
- * never with that error. Any other stop meanwhile is handled as the loop
- * would. */
-#define FILE_TIMES_SETTLE_NS (100 * 1000 * 1000)
+/* Before we go (a stop, a hand-over): nothing we rewrote may outlive us.
+ *
+ * A call past its entry stop whose notification we have not answered yet
+ * (its filter sends the rewritten call again, and nobody receives now)
+ * would reach our successor with our arguments: explicit file times a
+ * non-owner may not set (EPERM), a converted timeout converted again. It
+ * is interrupted: its seccomp wait is still interruptible (not received:
+ * WAIT_KILLABLE_RECV applies from the receive on), the call ends with
+ * -ERESTARTSYS at its exit stop, where it gets the program's arguments
+ * back and is let go to make the call again as the program made it; our
+ * successor serves it.
+ *
+ * A file-times call let run ends in microseconds: its exit stop is
+ * awaited, for a bounded moment, so that one that failed with our
+ * explicit times is let go to make the call again (never with that
+ * error). A wait let run keeps its converted deadline (the slot stays
+ * mapped, or the value is the kernel's now). Any other stop meanwhile is
+ * handled as the loop would. */
+#define SETTLE_NS (100 * 1000 * 1000)
 
 void tns_supervisor_settle_held_calls(struct tns_supervisor *s) {
-        uint64_t until = supervisor_now_ns() + FILE_TIMES_SETTLE_NS;
+        uint64_t until = supervisor_now_ns() + SETTLE_NS;
 
         for (;;) {
                 bool left = false;
@@ -814,7 +828,15 @@ void tns_supervisor_settle_held_calls(struct tns_supervisor *s) {
                         pid_t r;
 
                         next = w->next;
-                        if (!w->now || w->phase != WAIT_RUNNING)
+                        if (w->phase != WAIT_RUNNING)
+                                continue;
+                        if (!w->let_run && !w->taken_back && ptrace(PTRACE_INTERRUPT, w->tid, 0, 0) == 0) {
+                                w->taken_back = true;
+                                tns_log_full(&s->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = w->tid},
+                                             "Taking back a rewritten call not let run yet: the program "
+                                             "makes its own again, for our successor");
+                        }
+                        if (!w->now && !w->taken_back)
                                 continue;
                         w->last_stop = true;
                         r = waitpid(w->tid, &status, __WALL | WNOHANG);
