@@ -130,7 +130,7 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
         /* org.timens.faketime. The runtime's seccomp profile is the
          * filter here: its relative waits are not trapped. */
         if (r >= 0 && req->rated)
-                (void) tns_registry_init_rate(m->registry, *ret, req->rate_mult, req->freeze ? 1 : -1);
+                (void) tns_registry_init_rate(m->registry, *ret, req->rate_mult, req->freeze ? 1 : -1, req->clocks);
         *ret_created = r >= 0;
         return r;
 }

@@ -266,7 +266,7 @@ static int op_create(struct op_ctx *x) {
                 return create_error(x, r, x->req->name);
         (void) tns_registry_set_owner(x->m->registry, ns, x->p->uid, x->req->shared);
         if (request_rates(x->req)) {
-                r = tns_registry_init_rate(x->m->registry, ns, x->req->rate_mult, freeze_arg(x->req));
+                r = tns_registry_init_rate(x->m->registry, ns, x->req->rate_mult, freeze_arg(x->req), x->req->clocks);
                 if (r < 0)
                         return rate_error(x, r, ns);
         }
@@ -500,7 +500,7 @@ static int adopt_target(struct op_ctx *x, struct tns_ns **ret, bool *ret_created
                 return create_error(x, r, x->req->name);
         (void) tns_registry_set_owner(x->m->registry, *ret, x->p->uid, x->req->shared);
         if (request_rates(x->req)) {
-                r = tns_registry_init_rate(x->m->registry, *ret, x->req->rate_mult, freeze_arg(x->req));
+                r = tns_registry_init_rate(x->m->registry, *ret, x->req->rate_mult, freeze_arg(x->req), x->req->clocks);
                 if (r < 0)
                         return rate_error(x, r, *ret);
         }

@@ -320,9 +320,28 @@ int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mu
         return 0;
 }
 
-int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze) {
+int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze,
+                           const struct tns_clock_arg clocks[TNS_CLASS_MAX]) {
+        int64_t v[TNS_CLASS_MAX] = {};
+        unsigned dates = 0;
+        struct timespec now;
+        int64_t host;
+        int k;
+
         tns_ns_set_rate_capable(ns, true);
-        return tns_registry_set_rate(r, ns, mult, freeze);
+        k = tns_registry_set_rate(r, ns, mult, freeze);
+        if (k < 0 || !clocks || clock_gettime(CLOCK_REALTIME, &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                return k;
+        /* A date is a value of the clock: made against the rated clock
+         * (tns_ns_base()), as a later set makes it. */
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (clocks[c].set && clocks[c].spec.kind == TNS_OFFSET_ABSOLUTE &&
+                    !__builtin_sub_overflow(clocks[c].spec.ns, tns_ns_base(ns, c, host), &v[c])) {
+                        dates |= 1U << c;
+                        if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_offset_check(c, v[c], &now) < 0)
+                                return -ERANGE;
+                }
+        return dates ? tns_ns_set_offsets(ns, dates, v) : 0;
 }
 
 /* The kernel names the inode of every listener alike (seccomp.c,

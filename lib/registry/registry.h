@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "ns-model.h"
+#include "offset-parse.h"
 #include "supervisor.h"
 
 /* Listeners one namespace may be fed by (adopt with join). */
@@ -150,8 +151,13 @@ int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_cl
  * processes that was not made rate-capable (their filter does not trap
  * relative waits: it must be made with a rate, e.g. 1). */
 int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze);
-/* Makes a new namespace rate-capable and gives it a rate as above. */
-int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze);
+/* Makes a new namespace rate-capable and gives it a rate as above. The
+ * clocks the request gave as a date (clocks[c] absolute; NULL: none) get
+ * their offset again, made against the rated clock once its map is set:
+ * a clock frozen at a date reads exactly that date, not the date plus
+ * the moments between the namespace's making and its freeze. */
+int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze,
+                           const struct tns_clock_arg clocks[TNS_CLASS_MAX]);
 
 int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *state, const char *name,
                         enum tns_grant grant, struct tns_ns **ret, enum tns_clock_class *ret_class);

@@ -423,7 +423,7 @@ c['process']['args'] = ['/bin/sh', '-c', 'clockprobe --ns realtime; sleep 0.3; c
         [ "$status" -eq 0 ] || fail "runc: $stderr"
         mapfile -t v <<<"$output"
         [ "${v[0]}" = "${v[1]}" ] || fail "not frozen: ${v[*]}"
-        assert_near "frozen at" "${v[0]}" $((1893456000 * NSEC_PER_SEC)) $((NSEC_PER_SEC / 10))
+        [ "${v[0]}" = $((1893456000 * NSEC_PER_SEC)) ] || fail "frozen at ${v[0]}, not at 2030-01-01"
         b=$(bundle fast --hook-path "$HOOK")
         oci_config_set "$b" "c['annotations']['org.timens.faketime'] = '+0 x4'
 c['process']['args'] = ['/bin/sh', '-c', 'clockprobe --vdso --ns monotonic; sleep 8; clockprobe --ns monotonic']"
