@@ -243,20 +243,20 @@ static int open_base(pid_t tid, const struct tns_exec_lookup *plan) {
         return fd < 0 ? negative_errno() : fd;
 }
 
-/* Whether tgid has one thread: /proc/TGID/task links two more than its
- * threads. */
-static bool single_threaded(pid_t tgid) {
+/* /proc/TID/task (of any thread: it lists the whole group) links two
+ * more than the group's threads. */
+bool tns_exec_caller_alone(pid_t tid) {
         char path[64];
         struct stat st;
 
-        snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+        snprintf(path, sizeof(path), "/proc/%d/task", tid);
         return stat(path, &st) == 0 && st.st_nlink == 3;
 }
 
 int tns_exec_file_missing(struct tns_anyone *a, pid_t tid, const struct tns_exec_lookup *plan) {
         _cleanup_close_ int base = -EBADF;
 
-        if (!a || plan->base == TNS_EXEC_BASE_UNKNOWN || !single_threaded(tid))
+        if (!a || plan->base == TNS_EXEC_BASE_UNKNOWN)
                 return 0;
         base = open_base(tid, plan);
         if (base < 0)

@@ -18,6 +18,7 @@
  * times). */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "exec-lookup.h"
@@ -30,11 +31,18 @@ struct tns_anyone;
 int tns_anyone_new(struct tns_anyone **ret);
 struct tns_anyone *tns_anyone_free(struct tns_anyone *a);
 
-/* 1 if the file `plan` names is missing for thread tid (ENOENT: its exec
- * is certain to fail), 0 if it is there or that cannot be told here (no
- * ring, more threads, a symlink, a directory not every user may search,
- * a name not in the dentry cache, a path through a file). What /proc says
- * is of tid only while the caller knows tid is still its thread (a
- * seccomp notification still valid, checked after this). A tid that is
- * not its group's only thread is never told. */
+/* Whether tid is its group's only thread: asked first, before the path
+ * is read (the exec of a Go or Java program, never told, pays one stat),
+ * and only a tid it said alone is asked about below. Alone it stays: its
+ * one thread waits in its execve, and only a thread of a group makes
+ * another in it. */
+bool tns_exec_caller_alone(pid_t tid);
+
+/* 1 if the file `plan` names is missing for thread tid, which
+ * tns_exec_caller_alone() said alone (ENOENT: its exec is certain to
+ * fail), 0 if it is there or that cannot be told here (no ring, a
+ * symlink, a directory not every user may search, a name not in the
+ * dentry cache, a path through a file). What /proc says is of tid only
+ * while the caller knows tid is still its thread (a seccomp notification
+ * still valid, checked after this). */
 int tns_exec_file_missing(struct tns_anyone *a, pid_t tid, const struct tns_exec_lookup *plan);

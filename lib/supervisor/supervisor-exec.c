@@ -761,7 +761,8 @@ static bool exec_file_missing(struct listener *l, const struct seccomp_notif *re
         char path[PATH_MAX];
         uint64_t args[6];
 
-        if (!l->s->anyone) /* no ring (no io_uring here): nothing is told */
+        /* No ring (no io_uring here), more threads: nothing is told. */
+        if (!l->s->anyone || !tns_exec_caller_alone((pid_t) req->pid))
                 return false;
         for (unsigned i = 0; i < 6; i++)
                 args[i] = req->data.args[i];

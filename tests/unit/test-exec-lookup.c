@@ -121,7 +121,8 @@ static int missing(pid_t pid, enum tns_exec_base base, int dirfd, const char *re
 
         if (!anyone && tns_anyone_new(&anyone) < 0)
                 return -1;
-        return tns_exec_file_missing(anyone, pid, &p);
+        /* As the supervisor asks: alone first. */
+        return tns_exec_caller_alone(pid) && tns_exec_file_missing(anyone, pid, &p);
 }
 
 /* The lookup answers from the dentry cache alone: a name looked up once
