@@ -90,3 +90,64 @@ int tns_file_times_now(enum tns_wait_kind kind, const void *in, const struct tim
                 return -EINVAL;
         }
 }
+
+/* Whether sec.nsec lies in [now - TNS_FILE_TIMES_RECOVER_NS, now + 1 s]. */
+static bool near_now(int64_t sec, int64_t nsec, const struct timespec *now) {
+        const int64_t nsec_per_sec = 1000000000;
+        int64_t d;
+
+        if (nsec < 0 || nsec >= nsec_per_sec || __builtin_sub_overflow(sec, (int64_t) now->tv_sec, &d) ||
+            d < -TNS_FILE_TIMES_RECOVER_NS / nsec_per_sec - 1 || d > 1)
+                return false;
+        d = d * nsec_per_sec + nsec - now->tv_nsec;
+        return d >= -TNS_FILE_TIMES_RECOVER_NS && d <= nsec_per_sec;
+}
+
+int tns_file_times_recover(enum tns_wait_kind kind, const void *times, const struct timespec *now, void *ret_in,
+                           bool *ret_null) {
+        switch (kind) {
+        case TNS_WAIT_UTIMENS: {
+                struct k_timespec t[2];
+                bool omit = false;
+
+                memcpy(t, times, sizeof(t));
+                for (int i = 0; i < 2; i++) {
+                        if (t[i].tv_nsec == TNS_UTIME_OMIT) {
+                                omit = true;
+                                continue;
+                        }
+                        if (!near_now(t[i].tv_sec, t[i].tv_nsec, now))
+                                return -ENOENT;
+                        t[i] = (struct k_timespec){0, TNS_UTIME_NOW};
+                }
+                if (omit && t[0].tv_nsec == TNS_UTIME_OMIT && t[1].tv_nsec == TNS_UTIME_OMIT)
+                        return -ENOENT; /* nothing was "now" */
+                memcpy(ret_in, t, sizeof(t));
+                *ret_null = !omit;
+                return 0;
+        }
+        case TNS_WAIT_UTIMES: {
+                struct k_timeval t[2];
+
+                memcpy(t, times, sizeof(t));
+                for (int i = 0; i < 2; i++)
+                        if (t[i].tv_usec < 0 || t[i].tv_usec >= 1000000 ||
+                            !near_now(t[i].tv_sec, t[i].tv_usec * 1000, now))
+                                return -ENOENT;
+                *ret_null = true;
+                return 0;
+        }
+        case TNS_WAIT_UTIMBUF: {
+                struct k_utimbuf t;
+
+                memcpy(&t, times, sizeof(t));
+                /* Whole seconds: now's own second is near. */
+                if (!near_now(t.actime, 0, now) || !near_now(t.modtime, 0, now))
+                        return -ENOENT;
+                *ret_null = true;
+                return 0;
+        }
+        default:
+                return -ENOENT;
+        }
+}

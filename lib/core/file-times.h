@@ -26,3 +26,24 @@ int tns_file_times_classify(enum tns_sys sys, const uint64_t args[6], struct tns
  * runs as it is); -EINVAL for times the kernel refuses (it fails the call
  * itself). */
 int tns_file_times_now(enum tns_wait_kind kind, const void *in, const struct timespec *now, void *out);
+
+/* How long before now a predecessor's rewrite may have been made: its
+ * death, a restart (systemd's RestartSec, the keeper's start) and a
+ * loaded machine's delays. */
+#define TNS_FILE_TIMES_RECOVER_NS (60 * INT64_C(1000000000))
+
+/* Times read back from a slot of a wait page of ours (the caller made
+ * sure of the page), `times` in `kind`'s layout: a "now" that a
+ * predecessor of ours rewrote as explicit times and that was never let
+ * run (it died first: kill -9, a crash), if every time not UTIME_OMIT is
+ * valid and within TNS_FILE_TIMES_RECOVER_NS before `now` (the
+ * namespace's realtime) or a second after it. What the program's call
+ * was, as far as it can be told: each such time "now". 0, *ret_null
+ * (a NULL pointer says it: every time "now", or a layout without
+ * UTIME_NOW) and for utimensat *ret_in (UTIME_NOW and UTIME_OMIT,
+ * tns_wait_size() bytes); -ENOENT for anything else (times of the
+ * program's own, which run as they are). A program's own explicit time
+ * that close to now next to a UTIME_NOW (touch -a -d now) is taken for
+ * "now" too: the same second. */
+int tns_file_times_recover(enum tns_wait_kind kind, const void *times, const struct timespec *now, void *ret_in,
+                           bool *ret_null);

@@ -122,6 +122,8 @@ struct wait_trace {
         pid_t tid, tgid;
         int nr; /* the syscall */
         uint64_t args[6]; /* as the program passed them */
+        uint64_t given; /* args[arg] as the program's own call has it: args[arg], or what a predecessor's rewrite
+                           was (supervisor_wait(), recovered) */
         unsigned arg; /* the argument we point at the slot */
         int target_fd; /* our wait memfd in the target, to map; -EBADF: none */
         uint64_t page; /* its wait page, 0 until known */

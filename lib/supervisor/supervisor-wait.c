@@ -159,6 +159,14 @@ static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd
         return r < 0 ? negative_errno() : r;
 }
 
+static int realtime_now(const struct tns_ns *ns, struct timespec *ret) {
+        struct timespec host;
+
+        if (clock_gettime(CLOCK_REALTIME, &host) < 0)
+                return negative_errno();
+        return tns_ns_now(ns, TNS_CLASS_REALTIME, &host, ret);
+}
+
 /* What the kernel must wait for, from what the caller gave (`in`, or the
  * argument in *reg), with the namespace's clock of class c now: its rate
  * in a rated namespace (lib/core/wait-convert.h, tns_wait_convert_rated),
@@ -169,9 +177,9 @@ static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *s
         if (spec->now) {
                 /* File times: "now" is the namespace's realtime (in: NULL
                  * for a NULL pointer). */
-                struct timespec host, now;
+                struct timespec now;
 
-                if (clock_gettime(CLOCK_REALTIME, &host) < 0 || tns_ns_now(ns, TNS_CLASS_REALTIME, &host, &now) < 0)
+                if (realtime_now(ns, &now) < 0)
                         return -EINVAL;
                 return tns_file_times_now(spec->kind, in, &now, out);
         }
@@ -334,11 +342,16 @@ static bool tree_full(const struct tns_supervisor *s, const struct tns_ns *ns) {
  * tns_file_times_classify()) runs as it is in ns: 1 with the host's
  * realtime the namespace's, or explicit times (tar, cp -p: no UTIME_NOW),
  * or bad ones (the kernel's errno); 0 if it needs the namespace's now
- * (a hold); -ESRCH for a caller gone. */
+ * (a hold); 2 for explicit times that may be a "now" a predecessor of
+ * ours rewrote and never let run (tns_file_times_recover(): the loop
+ * looks whether they lie in a wait page of ours); -ESRCH for a caller
+ * gone. */
 static int file_times_as_is(const struct listener *l, const struct seccomp_notif *req, const struct tns_ns *ns,
                             const struct tns_wait_spec *spec) {
         unsigned char in[32], out[32]; /* the largest file times (tns_wait_size()) */
         uint64_t ptr = req->data.args[spec->arg];
+        struct timespec now;
+        bool null;
         int r;
 
         if (!tns_ns_rated(ns) && tns_ns_offset(ns, TNS_CLASS_REALTIME) == 0)
@@ -348,12 +361,65 @@ static int file_times_as_is(const struct listener *l, const struct seccomp_notif
         r = read_target(l, req, ptr, in, tns_wait_size(spec->kind));
         if (r == -ESRCH)
                 return r;
-        return r < 0 || convert(ns, TNS_CLASS_REALTIME, spec, in, out, NULL) < 0;
+        if (r < 0)
+                return 1;
+        r = convert(ns, TNS_CLASS_REALTIME, spec, in, out, NULL);
+        if (r == 0)
+                return 0;
+        /* Our slots are 32-byte aligned; times not near now are the
+         * program's own, told at once. */
+        return r == -ENOENT && ptr % TNS_WAIT_SLOT_SIZE == 0 && realtime_now(ns, &now) == 0 &&
+                               tns_file_times_recover(spec->kind, in, &now, out, &null) == 0
+                       ? 2
+                       : 1;
+}
+
+/* A file-times call pointing at times a predecessor of ours wrote in a
+ * slot of the caller's wait page for a "now", which it never let run (it
+ * died: kill -9, a crash; a stop or a hand-over takes such calls back,
+ * tns_supervisor_settle_held_calls()): run as the "now" it was, or our
+ * explicit times would meet a non-owner's EPERM. *in becomes what the
+ * program asked, as far as it can be told (tns_file_times_recover()):
+ * *in_null for a NULL pointer, else UTIME_NOW and UTIME_OMIT, which are
+ * written over the slot, so that a run of the program's own call (after
+ * EPERM) finds them there. -ESRCH for a caller gone; another error: it
+ * runs as it is. */
+static int recover_file_times(struct listener *l, const struct seccomp_notif *req, const struct tns_ns *ns,
+                              const struct tns_wait_spec *spec, void *in, bool *in_null) {
+        const uint64_t ptr = req->data.args[spec->arg];
+        unsigned char back[32];
+        struct timespec now;
+        char path[64];
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        r = realtime_now(ns, &now);
+        if (r < 0)
+                return r;
+        r = tns_file_times_recover(spec->kind, in, &now, back, in_null);
+        if (r < 0)
+                return r; /* changed since: the program's own now */
+        if (!*in_null) {
+                snprintf(path, sizeof(path), "/proc/%d/mem", req->pid);
+                fd = open(path, O_RDWR | O_CLOEXEC);
+                if (fd < 0)
+                        return negative_errno();
+                /* Not into a stranger that got the pid of a caller gone. */
+                if (supervisor_id_valid(l->fd, req->id) < 0)
+                        return -ESRCH;
+                /* FOLL_FORCE: a private copy of the read-only page. */
+                if (pwrite(fd, back, tns_wait_size(spec->kind), (off_t) ptr) != (ssize_t) tns_wait_size(spec->kind))
+                        return -EIO;
+                memcpy(in, back, tns_wait_size(spec->kind));
+        }
+        tns_log_full(&l->s->log, LOG_DEBUG, 0, &(struct tns_log_ctx){.pid = req->pid},
+                     "Times a predecessor wrote for a \"now\" and never let run: run as that \"now\"");
+        return 0;
 }
 
 /* Step 1: hold the caller. Returns -ERESTARTNOINTR for the reply. */
 static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t tgid, struct tns_ns *ns, int c,
-                    const struct tns_wait_spec *spec, const void *data, size_t len, uint64_t page) {
+                    const struct tns_wait_spec *spec, const void *data, size_t len, uint64_t page, uint64_t given) {
         struct tns_supervisor *s = l->s;
         _cleanup_free_ struct wait_trace *w = NULL;
         int r;
@@ -400,6 +466,7 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         w->nr = req->data.nr;
         memcpy(w->args, req->data.args, sizeof(w->args));
         w->arg = spec->arg;
+        w->given = given;
         w->page = page;
         w->ns = tns_ns_ref(ns);
         w->clock_class = c;
@@ -438,8 +505,8 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 struct itimerspec its;
         } in, out;
         struct tns_proc_status st = {};
-        uint64_t page = 0, ptr, args[6], reg_value;
-        bool in_null;
+        uint64_t page = 0, ptr, args[6], reg_value, given;
+        bool in_null, recovered = false;
         size_t len;
         int64_t r;
         int c;
@@ -452,7 +519,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
             (!tns_ns_rated(ns) || tns_wait_classify_rated(d->id, args, &spec) < 0) &&
             tns_file_times_classify(d->id, args, &spec) < 0)
                 return TNS_REPLY_CONTINUE;
-        ptr = req->data.args[spec.arg];
+        given = ptr = req->data.args[spec.arg];
         /* Step 3's call, pointing at our slot (or with the converted
          * value in its register), or the program's own call run again:
          * let it run. */
@@ -465,8 +532,9 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 r = file_times_as_is(l, req, ns, &spec);
                 if (r < 0)
                         return r;
-                if (r > 0)
+                if (r == 1)
                         return TNS_REPLY_CONTINUE;
+                recovered = r == 2;
         }
         if (!spec.via_fd) {
                 r = tns_proc_status(req->pid, &st);
@@ -478,8 +546,10 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                         return TNS_REPLY_CONTINUE;
         }
         /* A slot of ours the engine does not know (the supervisor was
-         * restarted while the call was held): already converted. */
-        if (tns_wait_size(spec.kind) && page && ptr >= page && ptr < page + TNS_WAIT_PAGE_SIZE)
+         * restarted while the call was held): a wait already converted,
+         * or times a predecessor wrote for a "now" (recovered below).
+         * Explicit times anywhere else are the program's own. */
+        if ((tns_wait_size(spec.kind) && page && ptr >= page && ptr < page + TNS_WAIT_PAGE_SIZE) != recovered)
                 return TNS_REPLY_CONTINUE;
         if (w)
                 return TNS_REPLY_CONTINUE; /* cannot happen: the thread is in our hands */
@@ -494,6 +564,13 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 return r;
         if (r < 0)
                 return TNS_REPLY_CONTINUE; /* the kernel's EFAULT */
+        if (recovered) {
+                r = recover_file_times(l, req, ns, &spec, &in, &in_null);
+                if (r < 0)
+                        return r == -ESRCH ? r : TNS_REPLY_CONTINUE;
+                if (in_null)
+                        given = 0;
+        }
         if (spec.via_fd)
                 return timerfd_on_behalf(l, req, ns, &spec, &in.its);
         reg_value = ptr;
@@ -505,7 +582,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
          * caller itself: its own call, as it is. */
         if (l->s->serving_on_thread)
                 return TNS_REPLY_CONTINUE;
-        r = hold(l, req, st.tgid, ns, c, &spec, in_null ? NULL : &in, len, page);
+        r = hold(l, req, st.tgid, ns, c, &spec, in_null ? NULL : &in, len, page, given);
         if (r == -ERESTARTNOINTR || r == -ESRCH)
                 return r;
         if (r == -EAGAIN)
@@ -527,11 +604,15 @@ bool supervisor_file_times_as_is(const struct listener *l, const struct seccomp_
         const struct tns_syscall_desc *d = tns_syscall_by_nr(req->data.nr);
         struct tns_wait_spec spec;
         uint64_t args[6];
+        int r;
 
         for (unsigned i = 0; i < 6; i++)
                 args[i] = req->data.args[i];
         /* A caller gone: answered at once too (its answer goes nowhere). */
-        return d && tns_file_times_classify(d->id, args, &spec) == 0 && file_times_as_is(l, req, l->ns, &spec) != 0;
+        if (!d || tns_file_times_classify(d->id, args, &spec) < 0)
+                return false;
+        r = file_times_as_is(l, req, l->ns, &spec);
+        return r < 0 || r == 1;
 }
 
 /* Leaves the thread to itself: the program's pointer back if we changed
@@ -703,6 +784,7 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
                 w->s->stats.file_times_ns++;
         if (failed && sig == 0) {
                 rewind_call(&regs);
+                *reg(&regs, w->arg) = w->given;
                 if (w->last_stop)
                         return release(w, &regs, 0); /* to whoever serves next */
                 if (ptrace(PTRACE_SETREGS, w->tid, 0, &regs) == 0 && ptrace(PTRACE_SYSCALL, w->tid, 0, 0) == 0) {
@@ -725,9 +807,16 @@ static void on_rerun_stop(struct wait_trace *w, enum tns_stop stop, int sig) {
                         return;
         }
         /* Set after all, by the host's now (a failure is the call's own,
-         * as on the host). */
-        if (stop == TNS_STOP_SYSCALL && ptrace(PTRACE_GETREGS, w->tid, 0, &regs) == 0 && (int64_t) regs.rax == 0)
-                w->s->stats.file_times_host++;
+         * as on the host). A call run as a predecessor's rewrite was
+         * (NULL) gets that rewrite's pointer back, as it would have. */
+        if (stop == TNS_STOP_SYSCALL && ptrace(PTRACE_GETREGS, w->tid, 0, &regs) == 0) {
+                if ((int64_t) regs.rax == 0)
+                        w->s->stats.file_times_host++;
+                if (w->given != w->args[w->arg] && *reg(&regs, w->arg) == w->given) {
+                        *reg(&regs, w->arg) = w->args[w->arg];
+                        return release(w, &regs, 0);
+                }
+        }
         release(w, NULL, stop == TNS_STOP_SYSCALL ? 0 : sig);
 }
 

@@ -132,6 +132,44 @@ host_file_times() {
         ((host_m - m <= 2 && m - host_m <= 1)) || fail "mtime $m, host $host_m: not the host's now"
 }
 
+# What a timensd killed in the middle of a "now" leaves (the rewritten
+# times in a slot of the wait page, never let run) is run as that "now" by
+# whoever serves next: an owner gets the namespace's now, a non-owner with
+# write access the host's, neither an EPERM nor the stale explicit times.
+# The program's own explicit times, near now or not, run as they are.
+@test "a \"now\" a killed supervisor rewrote and never let run is run as that \"now\"; the program's own explicit times are not" {
+        requires_root
+        requires_setpriv
+        # The embedded supervisor: not a timensd that may answer on the
+        # default socket.
+        local f=$FT_DIR/shared leftover=$ROOT/tests/bats/file-times-leftover.py how out py=/usr/bin/python3
+        # Debian's, which nobody may run (not a python of root's own).
+        "${NOBODY[@]}" "$py" -c pass 2>/dev/null || skip "nobody cannot run $py"
+        touch "$f"
+        chmod 666 "$f"
+        for how in utimensat utimensat-a utimes; do
+                run -0 env TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" "$TIMENSCTL" run --realtime +1d -- "$py" "$leftover" "$f" "$how" 30
+                [[ $output =~ ^ok\ -?0\.0[0-9]*\ (-?0\.0[0-9]*|kept)$ ]] ||
+                        fail "$how as the owner: not the namespace's now: $output"
+                [[ $how != utimensat-a || $output == *kept ]] || fail "touch -a moved the mtime: $output"
+                out=$(TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" "$TIMENSCTL" run --realtime +1d -- "${NOBODY[@]}" "$py" "$leftover" "$f" "$how" 0.5)
+                if [[ $how == utimensat-a ]]; then
+                        # Not NULL: explicit to the kernel, refused on the host too.
+                        [[ $out == "errno 1" ]] || fail "utimensat-a as a non-owner: $out, the host gives EPERM"
+                else
+                        [[ $out =~ ^ok\ -86400\.[0-9]+\ -86400\.[0-9]+$ ]] ||
+                                fail "$how as a non-owner: not the host's now, as for a NULL: $out"
+                fi
+        done
+        # The program's own: an hour old, or near now in its own memory.
+        run -0 env TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" "$TIMENSCTL" run --realtime +1d -- "$py" "$leftover" "$f" utimensat 3600
+        [[ $output =~ ^ok\ -3600\.0[0-9]*\ -3600\.0 ]] || fail "explicit times an hour old changed: $output"
+        run -0 env TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" "$TIMENSCTL" run --realtime +1d -- "$py" "$leftover" "$f" plain 30
+        [[ $output =~ ^ok\ -30\.0[0-9]*\ -30\.0 ]] || fail "the program's own explicit times changed: $output"
+        out=$(TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" "$TIMENSCTL" run --realtime +1d -- "${NOBODY[@]}" "$py" "$leftover" "$f" plain 0.5)
+        [ "$out" = "errno 1" ] || fail "a non-owner's own explicit times: $out, the host gives EPERM"
+}
+
 @test "through timensd: a non-owner's touch loops across hand-overs (SIGUSR2) never fail" {
         requires_root
         requires_setpriv

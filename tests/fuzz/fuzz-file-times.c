@@ -38,6 +38,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 now.tv_sec = n[0];
                 now.tv_nsec = (long) ((uint64_t) n[1] % 1000000000);
         }
+        /* Any times read back as a predecessor's rewrite: "now" or
+         * UTIME_OMIT only, from valid times alone, never all omitted. */
+        {
+                int64_t back[4];
+                bool all = false;
+
+                memset(back, 0x5a, sizeof(back));
+                r = tns_file_times_recover(kind, in, &now, back, &all);
+                CHECK(r == 0 || r == -ENOENT);
+                if (r == 0 && kind == TNS_WAIT_UTIMENS) {
+                        CHECK(back[1] == UTIME_NOW_ || back[3] == UTIME_NOW_);
+                        for (int i = 0; i < 2; i++)
+                                CHECK((back[2 * i + 1] == UTIME_NOW_ && in[2 * i + 1] >= 0 &&
+                                       in[2 * i + 1] < 1000000000) ||
+                                      (back[2 * i + 1] == UTIME_OMIT_ && in[2 * i + 1] == UTIME_OMIT_));
+                        CHECK(all == (back[1] == UTIME_NOW_ && back[3] == UTIME_NOW_));
+                } else if (r == 0) {
+                        CHECK(kind != TNS_WAIT_TIMESPEC && all);
+                }
+        }
         memset(out, 0x5a, sizeof(out));
         memcpy(before, out, sizeof(out));
         r = tns_file_times_now(kind, null ? NULL : in, &now, out);

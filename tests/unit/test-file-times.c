@@ -101,3 +101,61 @@ TEST(utimes_and_utime_null_only) {
         EXPECT_EQ(tns_file_times_now(TNS_WAIT_UTIMBUF, in, &now, out), -ENOENT);
         EXPECT_EQ(tns_file_times_now(TNS_WAIT_TIMESPEC, NULL, &now, out), -EINVAL);
 }
+
+/* A predecessor's rewrite read back: what tns_file_times_now() wrote, a
+ * little before now, is "now" again; the program's own times are not. */
+TEST(recover_what_we_wrote) {
+        const struct timespec then = {.tv_sec = now.tv_sec - 2, .tv_nsec = 999999999};
+        struct kts in[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}}, out[2], back[2];
+        int64_t tv[4], ub[2];
+        bool null = false;
+
+        /* Both "now" (a NULL pointer): NULL again. */
+        ASSERT_EQ(tns_file_times_now(TNS_WAIT_UTIMENS, NULL, &then, out), 0);
+        ASSERT_EQ(tns_file_times_recover(TNS_WAIT_UTIMENS, out, &now, back, &null), 0);
+        EXPECT_TRUE(null);
+        EXPECT_EQ(back[0].nsec, UTIME_NOW);
+        EXPECT_EQ(back[1].nsec, UTIME_NOW);
+        /* UTIME_NOW next to UTIME_OMIT: that pattern, no NULL. */
+        ASSERT_EQ(tns_file_times_now(TNS_WAIT_UTIMENS, in, &then, out), 0);
+        ASSERT_EQ(tns_file_times_recover(TNS_WAIT_UTIMENS, out, &now, back, &null), 0);
+        EXPECT_FALSE(null);
+        EXPECT_EQ(back[0].nsec, UTIME_NOW);
+        EXPECT_EQ(back[1].nsec, UTIME_OMIT);
+        /* utimes and utime: NULL. */
+        ASSERT_EQ(tns_file_times_now(TNS_WAIT_UTIMES, NULL, &then, tv), 0);
+        null = false;
+        ASSERT_EQ(tns_file_times_recover(TNS_WAIT_UTIMES, tv, &now, back, &null), 0);
+        EXPECT_TRUE(null);
+        ASSERT_EQ(tns_file_times_now(TNS_WAIT_UTIMBUF, NULL, &now, ub), 0);
+        null = false;
+        ASSERT_EQ(tns_file_times_recover(TNS_WAIT_UTIMBUF, ub, &now, back, &null), 0);
+        EXPECT_TRUE(null);
+}
+
+TEST(recover_not_the_programs_own_times) {
+        struct kts t[2] = {{now.tv_sec - 3600, 0}, {now.tv_sec, 0}}, back[2] = {{-1, -1}, {-1, -1}};
+        int64_t tv[4] = {now.tv_sec, 0, now.tv_sec + 5, 0}, ub[2] = {now.tv_sec - 61, now.tv_sec};
+        bool null = false;
+
+        /* An hour ago (tar, cp -p), the future, both omitted, invalid. */
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMENS, t, &now, back, &null), -ENOENT);
+        t[0] = (struct kts){now.tv_sec + 2, 0};
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMENS, t, &now, back, &null), -ENOENT);
+        t[0] = t[1] = (struct kts){0, UTIME_OMIT};
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMENS, t, &now, back, &null), -ENOENT);
+        t[0] = (struct kts){now.tv_sec, 1000000000};
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMENS, t, &now, back, &null), -ENOENT);
+        EXPECT_EQ(back[0].sec, -1); /* nothing written */
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMES, tv, &now, back, &null), -ENOENT);
+        tv[1] = 1000000; /* microseconds out of range */
+        tv[2] = now.tv_sec;
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMES, tv, &now, back, &null), -ENOENT);
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMBUF, ub, &now, back, &null), -ENOENT);
+        EXPECT_FALSE(null);
+        /* Far from now's int64 ends: no overflow. */
+        t[0] = (struct kts){INT64_MIN, 0};
+        t[1] = (struct kts){INT64_MAX, 0};
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_UTIMENS, t, &now, back, &null), -ENOENT);
+        EXPECT_EQ(tns_file_times_recover(TNS_WAIT_TIMESPEC, t, &now, back, &null), -ENOENT);
+}
