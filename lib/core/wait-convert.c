@@ -216,6 +216,9 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
         }
         if (s.kind == TNS_WAIT_INT_MS ? (int) args[s.arg] <= 0 : args[s.arg] == 0)
                 return -ENOENT; /* no timeout, an infinite one, or none at all: the kernel's */
+        if ((s.kind == TNS_WAIT_INT_MS || s.kind == TNS_WAIT_INT_SEC) &&
+            (args[s.arg] & ~UINT64_C(0xffffffff)) == TNS_WAIT_REG_MARK)
+                return -ENOENT; /* converted by us already */
         *ret = s;
         return 0;
 }
@@ -351,7 +354,7 @@ int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_ra
                         return -ENOENT;
                 w = scale(map, v * unit);
                 w = w / unit + (w % unit != 0);
-                *reg = (uint64_t) (w > lim ? lim : w < 1 ? 1 : w);
+                *reg = TNS_WAIT_REG_MARK | (uint64_t) (w > lim ? lim : w < 1 ? 1 : w);
                 return 0;
         }
         case TNS_WAIT_UTIMENS:

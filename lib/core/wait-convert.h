@@ -55,6 +55,15 @@ int tns_wait_classify(enum tns_sys sys, const uint64_t args[6], struct tns_wait_
  * epoll and the rest run on CLOCK_MONOTONIC. */
 int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns_wait_spec *ret);
 
+/* The upper half of a timeout converted in its register (poll, epoll,
+ * alarm: TNS_WAIT_INT_*), which the kernel does not read (an int
+ * argument is its low 32 bits: SYSCALL_DEFINE's casts): a call that
+ * carries it is one of ours already converted, run as it is — also by a
+ * successor that finds it after our death (kill -9) between the rewrite
+ * and the call, where it would otherwise convert it again.
+ * tns_wait_classify_rated() says -ENOENT for it. */
+#define TNS_WAIT_REG_MARK (UINT64_C(0x544e5377) << 32) /* "wSNT" */
+
 /* The size of what the call's pointer points at; 0 for the kinds that
  * are the argument itself. */
 size_t tns_wait_size(enum tns_wait_kind kind);

@@ -109,6 +109,20 @@ check_read_rate() {
         (((t1 - t0) / 1000000 < 1500)) || fail "sleep 2 at x4 took $(((t1 - t0) / 1000000)) ms"
 }
 
+# A timeout converted in its register (poll, epoll, alarm) by a timensd
+# killed before the call ran reaches the next one as it was left: marked
+# (TNS_WAIT_REG_MARK, a half the kernel does not read), it is run as it
+# is, not converted again (rateprobe poll-converted makes one by hand).
+@test "a poll timeout a killed timensd converted is not converted again" {
+        local e
+        run -0 --separate-stderr tns run --rate 2 -- "$HELPERS/rateprobe" wait poll-converted 600
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e >= 550 && e <= 800)) || fail "$e ms of host time for 600 host ms already converted ($output)"
+        run -0 --separate-stderr tns run --rate 2 -- "$HELPERS/rateprobe" wait poll 600
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e >= 270 && e <= 450)) || fail "$e ms of host time for 600 ms at x2 ($output)"
+}
+
 # Every relative sleep of a rated namespace is held under ptrace: a thread
 # the exec of another kills (de_thread) dies traced, and the exec waits
 # until timensd reaps it; timensd must never seize a thread of a program in

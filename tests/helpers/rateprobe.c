@@ -17,6 +17,7 @@
  * KIND: nanosleep, clock_nanosleep (relative, MONOTONIC), abs_sleep
  * (TIMER_ABSTIME on MONOTONIC), realtime_sleep (relative, REALTIME),
  * poll, ppoll, select, pselect, epoll, futex (FUTEX_WAIT), sigtimedwait,
+ * poll-converted (a timeout a killed timensd converted: MS host ms),
  * timerfd, timer (POSIX, SIGEV_SIGNAL), itimer (setitimer), alarm (the
  * last two: MS rounded to what they take).
  *
@@ -38,6 +39,8 @@
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <time.h>
+
+#include "wait-convert.h"
 #include <unistd.h>
 
 static int host_fd = -1;
@@ -96,6 +99,10 @@ static int do_wait(const char *kind, long ms) {
                 r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &now, NULL);
         } else if (strcmp(kind, "poll") == 0)
                 r = poll(NULL, 0, (int) ms);
+        else if (strcmp(kind, "poll-converted") == 0)
+                /* As a timensd that converted it left it, killed before
+                 * the call ran: host ms (lib/core/wait-convert.h). */
+                r = (int) syscall(SYS_poll, NULL, 0, TNS_WAIT_REG_MARK | (uint64_t) ms);
         else if (strcmp(kind, "ppoll") == 0)
                 r = ppoll(NULL, 0, &ts, NULL);
         else if (strcmp(kind, "select") == 0) {

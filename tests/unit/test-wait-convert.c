@@ -213,6 +213,11 @@ TEST(rated_classify) {
         EXPECT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, 0, 0, 0, &s), -ENOENT);
         EXPECT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, UINT32_MAX, 0, 0, &s), -ENOENT);
         EXPECT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, UINT64_MAX, 0, 0, &s), -ENOENT);
+        /* Converted by us already (a successor finds it after our death). */
+        EXPECT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, TNS_WAIT_REG_MARK | 250, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify_rated(TNS_SYS_EPOLL_WAIT, 3, 0, 8, TNS_WAIT_REG_MARK | 250, 0, &s), -ENOENT);
+        EXPECT_EQ(classify_rated(TNS_SYS_ALARM, TNS_WAIT_REG_MARK | 2, 0, 0, 0, 0, &s), -ENOENT);
+        ASSERT_EQ(classify_rated(TNS_SYS_POLL, 0, 0, (UINT64_C(1) << 32) | 250, 0, 0, &s), 0); /* not the mark */
         ASSERT_EQ(classify_rated(TNS_SYS_SELECT, 1, 0, 0, 0, 0x2000, &s), 0);
         EXPECT_EQ(s.kind, TNS_WAIT_TIMEVAL);
         EXPECT_EQ(classify_rated(TNS_SYS_SELECT, 1, 0, 0, 0, 0, &s), -ENOENT); /* no timeout */
@@ -269,14 +274,14 @@ TEST(rated_convert) {
         rel.kind = TNS_WAIT_INT_MS;
         reg = 3;
         ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, NULL, NULL, &reg), 0);
-        EXPECT_EQ(reg, 2);
+        EXPECT_EQ(reg, TNS_WAIT_REG_MARK | 2); /* the kernel reads the low half */
         rel.kind = TNS_WAIT_INT_SEC;
         reg = 1;
         ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, NULL, NULL, &reg), 0);
-        EXPECT_EQ(reg, 1); /* half a second is not an alarm: at least 1 */
+        EXPECT_EQ(reg, TNS_WAIT_REG_MARK | 1); /* half a second is not an alarm: at least 1 */
         reg = 10;
         ASSERT_EQ(tns_wait_convert_rated(&rel, &x2, NULL, NULL, &reg), 0);
-        EXPECT_EQ(reg, 5);
+        EXPECT_EQ(reg, TNS_WAIT_REG_MARK | 5);
         /* Frozen: host time, from the frozen reading. */
         x2.mult = 0;
         tns_wait_map(&x2, 500 * NSEC, &m);
