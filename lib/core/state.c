@@ -91,6 +91,8 @@ int tns_state_format(const struct tns_state *st, char **ret) {
         jput(root, "version", i64(TNS_STATE_VERSION));
         jput(root, "next_ns_id", u64(st->next_ns_id));
         jput(root, "next_serial", u64(st->next_serial));
+        if (st->have_wait_slot_base)
+                jput(root, "wait_slot_base", u64(st->wait_slot_base));
         a = json_object_new_array();
         for (size_t i = 0; i < st->n_ns; i++)
                 json_object_array_add(a, format_ns(&st->ns[i]));
@@ -300,6 +302,13 @@ int tns_state_parse(const char *text, size_t len, struct tns_state *ret) {
         else if (root && json_object_is_type(root, json_type_object) &&
                  get_i64(root, "version", 0, INT32_MAX, &version) && version == TNS_STATE_VERSION &&
                  get_u64(root, "next_ns_id", &st.next_ns_id) && get_u64(root, "next_serial", &st.next_serial)) {
+                uint64_t base;
+
+                /* Optional: a record of an older timensd has none. */
+                if (get_u64(root, "wait_slot_base", &base) && base <= UINT32_MAX) {
+                        st.wait_slot_base = (uint32_t) base;
+                        st.have_wait_slot_base = true;
+                }
                 r = parse_array(root, "namespaces", parse_ns, &st);
                 if (r >= 0)
                         r = parse_array(root, "listeners", parse_listener, &st);

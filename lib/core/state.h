@@ -57,6 +57,10 @@ struct tns_state_member {
 
 struct tns_state {
         uint64_t next_ns_id, next_serial;
+        /* Where the saving supervisor starts its wait slots (absent in an
+         * older record: 0 and !have_wait_slot_base). */
+        uint32_t wait_slot_base;
+        bool have_wait_slot_base;
         struct tns_state_ns *ns;
         size_t n_ns;
         struct tns_state_listener *listeners;

@@ -153,6 +153,9 @@ struct wait_trace {
 #define TNS_WAIT_PAGE_SIZE (16 * 4096)
 #define TNS_WAIT_SLOT_SIZE 32
 #define TNS_WAIT_SLOTS (TNS_WAIT_PAGE_SIZE / TNS_WAIT_SLOT_SIZE)
+/* How far a restarted supervisor's first slot is from its predecessor's:
+ * TNS_WAIT_SLOTS / golden ratio, odd (lib/supervisor/supervisor-state.c). */
+#define TNS_WAIT_SLOT_STRIDE 1265
 
 /* Where a process's wait page was last seen (validated by its magic
  * before use): direct-mapped by tgid, no allocation. */
@@ -244,6 +247,7 @@ struct tns_supervisor {
         struct wait_trace *waits;
         unsigned n_waits;
         int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
+        unsigned wait_slot_base; /* where slot_alloc() starts: random, or a restored predecessor's + a stride */
         struct tns_wait_page_cache wait_pages[TNS_WAIT_PAGE_CACHE];
         /* The lookups of exec files as anyone (exec-missing.h); NULL:
          * none are told. */

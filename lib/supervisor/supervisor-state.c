@@ -56,7 +56,10 @@ static int cmp_ns_id(const void *a, const void *b) {
 
 int tns_supervisor_save_state(struct tns_supervisor *s, tns_supervisor_save_ns_fn fn, void *userdata,
                               struct tns_state *ret) {
-        _cleanup_(tns_state_done) struct tns_state st = {.next_ns_id = s->next_ns_id, .next_serial = s->next_serial};
+        _cleanup_(tns_state_done) struct tns_state st = {.next_ns_id = s->next_ns_id,
+                                                         .next_serial = s->next_serial,
+                                                         .wait_slot_base = s->wait_slot_base,
+                                                         .have_wait_slot_base = true};
 
         for (struct tns_ns *ns = s->namespaces; ns; ns = ns->next) {
                 struct tns_state_ns *n = tns_state_add_ns(&st);
@@ -263,6 +266,12 @@ int tns_supervisor_restore_state(struct tns_supervisor *s, const struct tns_stat
                 s->next_ns_id = st->next_ns_id;
         if (st->next_serial > s->next_serial)
                 s->next_serial = st->next_serial;
+        /* Our wait slots start far from where the predecessor's threads
+         * may still point, and from its predecessors' (a stride of the
+         * golden ratio of the page: k restarts back stay hundreds of
+         * slots away for small k). */
+        if (st->have_wait_slot_base)
+                s->wait_slot_base = (st->wait_slot_base + TNS_WAIT_SLOT_STRIDE) % TNS_WAIT_SLOTS;
         restore_pages(s, fds, n);
         restore_namespaces(s, st, fds, n, ops, held, &rep);
         restore_listeners(s, st, fds, n, &rep);

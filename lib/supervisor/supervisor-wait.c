@@ -281,17 +281,23 @@ static int add_wait_memfd(struct listener *l, const struct seccomp_notif *req) {
         return r < 0 ? negative_errno() : r;
 }
 
-/* The lowest slot no other held wait of the process uses. */
+/* A slot no other held wait of the process uses, the first from this
+ * instance's base on: a predecessor's (random) base is elsewhere, so that
+ * a thread it left pointing at a slot of its own (a converted absolute
+ * sleep, read again when a stop or a debugger restarts it) is unlikely
+ * to find our deadline there. */
 static int slot_alloc(struct tns_supervisor *s, pid_t tgid) {
-        static const unsigned words = TNS_WAIT_SLOTS / 64;
         uint64_t used[TNS_WAIT_SLOTS / 64] = {1}; /* slot 0: the magic */
 
         for (struct wait_trace *w = s->waits; w; w = w->next)
                 if (w->tgid == tgid)
                         used[w->slot / 64] |= UINT64_C(1) << (w->slot % 64);
-        for (unsigned i = 0; i < words; i++)
-                if (~used[i])
-                        return (int) (i * 64 + (unsigned) __builtin_ctzll(~used[i]));
+        for (unsigned i = 0; i < TNS_WAIT_SLOTS; i++) {
+                unsigned k = (s->wait_slot_base + i) % TNS_WAIT_SLOTS;
+
+                if (!(used[k / 64] & (UINT64_C(1) << (k % 64))))
+                        return (int) k;
+        }
         return -ENOSPC;
 }
 

@@ -6,6 +6,7 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1246,6 +1247,11 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
                 return r;
         s->event = sd_event_ref(event);
         s->wait_memfd = -EBADF;
+        /* Not where a predecessor's threads may still point (their slots
+         * are unknown to us): a restarted clock_nanosleep(TIMER_ABSTIME)
+         * reads its slot again. */
+        if (getrandom(&s->wait_slot_base, sizeof(s->wait_slot_base), GRND_NONBLOCK) != sizeof(s->wait_slot_base))
+                s->wait_slot_base = (unsigned) getpid() * 2654435761u;
         s->pages = TNS_PAGE_STORE_NULL;
         if (log)
                 s->log = *log;

@@ -119,6 +119,23 @@ sig_result() {
         run -0 tns run --boottime "$BACK" -- "$P" stop-sleep boottime 800 200
 }
 
+# A sleep held by one timensd points at a slot of its wait page; the next
+# one (a hand-over) does not know that slot, and another thread's sleep it
+# holds must not take it: a stop restarts the first sleep, which reads its
+# slot again (ERESTARTNOHAND). A restored instance starts its slots a
+# stride away from its predecessor's base, which the state record keeps
+# (lowest-free, both took slot 1: the sleep of 3 s ended after 1.8).
+@test "an absolute sleep held across a hand-over keeps its deadline when a stop restarts it after the next timensd held another" {
+        local rc=0
+        start_daemon
+        bg "$TIMENSCTL" run --monotonic +10d -- "$P" late-stop-sleep monotonic 3000 1500 >"$BATS_TEST_TMPDIR/out" 2>&1
+        sleep 0.4
+        handover_daemon
+        wait "${BG_PIDS[0]}" || rc=$?
+        [ "$rc" -eq 0 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/out")"
+        grep -q "result=0" "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+}
+
 @test "python3: time.sleep(0.3) and threading.Event().wait(0.3) under +10 days monotonic" {
         command -v python3 >/dev/null || skip "no python3"
         # Both measured on the namespace's clock and bounded on the host's.

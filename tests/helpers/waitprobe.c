@@ -9,6 +9,10 @@
  *     waitprobe sig-sleep CLOCK MS SIGMS restart|norestart
  *                                    SIGUSR1 (handled) after SIGMS ms
  *     waitprobe stop-sleep CLOCK MS SIGMS   SIGSTOP + SIGCONT after SIGMS ms
+ *     waitprobe late-stop-sleep CLOCK MS SIGMS   the same, after another
+ *                                    thread's absolute sleep of 100 ms
+ *                                    that starts at SIGMS ms (a timensd
+ *                                    handed over meanwhile serves it)
  *     waitprobe exec-thread CLOCK MS while the main thread sleeps 10 x MS,
  *                                    another execs "waitprobe sleep CLOCK MS"
  *     waitprobe exec-busy CLOCK N    4 threads in relative 100 us sleeps
@@ -109,6 +113,8 @@ static struct timespec deadline(clockid_t c, long ms) {
         }
         return ts;
 }
+
+static clockid_t late_clock; /* late-stop-sleep's clock, for its thread */
 
 static int do_sleep(clockid_t c, long ms) {
         struct timespec d = deadline(c, ms);
@@ -507,6 +513,36 @@ static int do_sig_sleep(clockid_t c, long ms, long sig_ms, int sig, int flags) {
         return do_sleep(c, ms);
 }
 
+/* After sig_ms, another thread's absolute sleep of 100 ms (held by
+ * whoever serves then), then SIGSTOP + SIGCONT, which restart the first
+ * thread's sleep: it reads its slot again, which must still hold its own
+ * deadline. */
+static void *late_sleep(void *arg) {
+        struct sender *s = arg;
+        struct timespec d = {s->ms / 1000, (s->ms % 1000) * 1000000};
+
+        nanosleep(&d, NULL);
+        (void) do_sleep(late_clock, 100);
+        return send_later(&(struct sender){0, SIGSTOP, s->target});
+}
+
+static int do_late_sleep(clockid_t c, long ms, long sig_ms) {
+        static struct sender snd;
+        pthread_t t;
+
+        snd = (struct sender){sig_ms, SIGSTOP, pthread_self()};
+        late_clock = c;
+        if (fork() == 0) {
+                struct timespec d = {(sig_ms + 300) / 1000, ((sig_ms + 300) % 1000) * 1000000};
+
+                nanosleep(&d, NULL);
+                kill(getppid(), SIGCONT);
+                _exit(0);
+        }
+        pthread_create(&t, NULL, late_sleep, &snd);
+        return do_sleep(c, ms);
+}
+
 int main(int argc, char **argv) {
         char tmpl[] = "/tmp/waitprobe.XXXXXX";
         const char *kind;
@@ -580,6 +616,8 @@ int main(int argc, char **argv) {
                 want = EINTR, expect_ms = sig_ms;
         } else if (strcmp(kind, "stop-sleep") == 0 && argc == 5)
                 r = do_sig_sleep(c, ms, atol(argv[4]), SIGSTOP, 0);
+        else if (strcmp(kind, "late-stop-sleep") == 0 && argc == 5)
+                r = do_late_sleep(c, ms, atol(argv[4]));
         else {
                 fprintf(stderr, "unknown kind %s\n", kind);
                 return 2;

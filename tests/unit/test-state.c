@@ -12,7 +12,8 @@ static void sample(struct tns_state *st) {
         struct tns_state_listener *l;
         struct tns_state_member *m;
 
-        *st = (struct tns_state){.next_ns_id = 7, .next_serial = 4};
+        *st = (struct tns_state){
+                .next_ns_id = 7, .next_serial = 4, .wait_slot_base = 1265, .have_wait_slot_base = true};
         n = tns_state_add_ns(st);
         *n = (struct tns_state_ns){.id = 2,
                                    .held = true,
@@ -41,6 +42,8 @@ TEST(state_roundtrip) {
         EXPECT_EQ(tns_state_parse(text, strlen(text), &back), 0);
         EXPECT_EQ(back.next_ns_id, 7u);
         EXPECT_EQ(back.next_serial, 4u);
+        EXPECT_TRUE(back.have_wait_slot_base);
+        EXPECT_EQ(back.wait_slot_base, 1265u);
         EXPECT_EQ(back.n_ns, 2u);
         EXPECT_STREQ(back.ns[0].name, "ci-2030");
         EXPECT_TRUE(back.ns[0].held);
@@ -74,6 +77,20 @@ static int parse(const char *text) {
 #define NS(id, parent)                                                                                                 \
         "{\"id\":" #id ",\"parent\":" #parent                                                                          \
         ",\"name\":\"\",\"held\":false,\"origin\":0,\"grant\":0,\"created\":0,\"sets\":0,\"flags\":0}"
+
+TEST(state_wait_slot_base_optional) {
+        _cleanup_(tns_state_done) struct tns_state st = {};
+        const char *old = HEAD "\"namespaces\":[],\"listeners\":[],\"members\":[]}";
+        const char *neg = HEAD "\"wait_slot_base\":-1,\"namespaces\":[],\"listeners\":[],\"members\":[]}";
+
+        /* An older timensd's record has none; a bad one is ignored. */
+        EXPECT_EQ(tns_state_parse(old, strlen(old), &st), 0);
+        EXPECT_FALSE(st.have_wait_slot_base);
+        tns_state_done(&st);
+        st = (struct tns_state){};
+        EXPECT_EQ(tns_state_parse(neg, strlen(neg), &st), 0);
+        EXPECT_FALSE(st.have_wait_slot_base);
+}
 
 TEST(state_refused) {
         EXPECT_EQ(parse(HEAD "\"namespaces\":[],\"listeners\":[],\"members\":[]}"), 0);
