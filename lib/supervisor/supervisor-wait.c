@@ -304,12 +304,21 @@ static int slot_alloc(struct tns_supervisor *s, pid_t tgid) {
 /* The caller's wait page: the last address seen for its process if the
  * magic is still there (an exec replaces the whole mm), else from
  * /proc/PID/maps (40 us for a JVM's 200 mappings; the cache read, 2). 0 if
- * it has none yet. */
+ * it has none yet, remembered too: only we map one (map_page() notes it),
+ * and an instance before us, whose pages the first look finds, is gone;
+ * an exec or a reused id has none. So a program's own explicit file times
+ * near now (tns_file_times_recover()) cost one look per process. */
+#define WAIT_PAGE_NONE UINT64_MAX
+
 static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid_t tgid, uint64_t *ret) {
         struct tns_wait_page_cache *c = &l->s->wait_pages[(unsigned) tgid % TNS_WAIT_PAGE_CACHE];
         char magic[16];
         int r;
 
+        if (c->tgid == tgid && c->addr == WAIT_PAGE_NONE) {
+                *ret = 0;
+                return 0;
+        }
         if (c->tgid == tgid && c->addr) {
                 r = read_target(l, req, c->addr, magic, sizeof(magic));
                 if (r == -ESRCH)
@@ -323,7 +332,7 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
         r = tns_proc_find_mapping(req->pid, WAIT_PAGE_NAME, 0, ret, NULL);
         if (r < 0 && r != -ENOENT)
                 return r;
-        *c = (struct tns_wait_page_cache){tgid, *ret};
+        *c = (struct tns_wait_page_cache){tgid, *ret ? *ret : WAIT_PAGE_NONE};
         return 0;
 }
 
@@ -342,6 +351,10 @@ static bool tree_full(const struct tns_supervisor *s, const struct tns_ns *ns) {
                 if (tree_root(w->ns) == root && ++n >= TNS_MAX_WAITS_PER_TREE)
                         return true;
         return false;
+}
+
+static bool no_wait_page(const struct tns_supervisor *s, pid_t tid) {
+        return s->wait_page_none[(unsigned) tid % TNS_WAIT_PAGE_CACHE] == tid;
 }
 
 /* Whether a call that sets file times (spec, from
@@ -538,7 +551,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 r = file_times_as_is(l, req, ns, &spec);
                 if (r < 0)
                         return r;
-                if (r == 1)
+                if (r == 1 || (r == 2 && no_wait_page(l->s, (pid_t) req->pid)))
                         return TNS_REPLY_CONTINUE;
                 recovered = r == 2;
         }
@@ -551,6 +564,8 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 if (r < 0)
                         return TNS_REPLY_CONTINUE;
         }
+        if (recovered && page == 0)
+                l->s->wait_page_none[(unsigned) req->pid % TNS_WAIT_PAGE_CACHE] = (pid_t) req->pid;
         /* A slot of ours the engine does not know (the supervisor was
          * restarted while the call was held): a wait already converted,
          * or times a predecessor wrote for a "now" (recovered below).
@@ -618,7 +633,7 @@ bool supervisor_file_times_as_is(const struct listener *l, const struct seccomp_
         if (!d || tns_file_times_classify(d->id, args, &spec) < 0)
                 return false;
         r = file_times_as_is(l, req, l->ns, &spec);
-        return r < 0 || r == 1;
+        return r < 0 || r == 1 || (r == 2 && no_wait_page(l->s, (pid_t) req->pid));
 }
 
 /* Leaves the thread to itself: the program's pointer back if we changed
@@ -660,6 +675,7 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
         w->page = (uint64_t) x;
         w->target_fd = -EBADF;
         w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE] = (struct tns_wait_page_cache){w->tgid, w->page};
+        memset(w->s->wait_page_none, 0, sizeof(w->s->wait_page_none));
         return 0;
 }
 
