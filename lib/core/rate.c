@@ -110,6 +110,16 @@ int64_t tns_rate_duration_to_host(uint64_t mult, int64_t ns) {
         return saturate(scale_up(ns, mult));
 }
 
+int64_t tns_rate_duration_from_host(uint64_t mult, int64_t host) {
+        __int128 n;
+
+        if (mult == 0 || mult == TNS_RATE_ONE)
+                return host;
+        n = (__int128) host * (__int128) mult;
+        /* floor(n / 2^32), of either sign */
+        return saturate(n >= 0 ? n >> TNS_RATE_SHIFT : -((-n + (__int128) TNS_RATE_ONE - 1) >> TNS_RATE_SHIFT));
+}
+
 void tns_rate_map_reanchor(struct tns_rate_map *m, int64_t host, uint64_t mult) {
         m->anchor_ns = tns_rate_map_apply(m, host);
         m->anchor_host = host;

@@ -51,6 +51,11 @@ int64_t tns_rate_map_to_host(const struct tns_rate_map *m, int64_t value);
  * clock's (mult 0) relative waits pass in host time, as libfaketime's. */
 int64_t tns_rate_duration_to_host(uint64_t mult, int64_t ns);
 
+/* The other way: host nanoseconds as a duration of the namespace's clock
+ * (rounded down, saturating; a frozen clock's: the same). What a wait's
+ * time left, which the kernel counts in host time, is to the program. */
+int64_t tns_rate_duration_from_host(uint64_t mult, int64_t host);
+
 /* Re-anchors a map at host time `host` with a new multiplier: the clock
  * reads the same at `host` and runs on at the new rate, so a live change
  * never moves it back. */

@@ -154,6 +154,7 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
                 if ((flags & TNS_TIMER_ABSTIME) || c < 0)
                         return -ENOENT;
                 s.arg = 2;
+                s.rem_arg = 3;
                 s.clock_class = c;
                 break;
         case TNS_SYS_TIMER_SETTIME:
@@ -174,12 +175,19 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
                 break;
         case TNS_SYS_NANOSLEEP:
                 s.arg = 0;
+                s.rem_arg = 1;
                 break;
         case TNS_SYS_PPOLL:
+                s.arg = 2;
+                s.writes_back = true;
+                break;
         case TNS_SYS_RT_SIGTIMEDWAIT:
                 s.arg = 2;
                 break;
         case TNS_SYS_PSELECT6:
+                s.arg = 4;
+                s.writes_back = true;
+                break;
         case TNS_SYS_IO_GETEVENTS:
         case TNS_SYS_IO_PGETEVENTS:
                 s.arg = 4;
@@ -191,6 +199,7 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
         case TNS_SYS_SELECT:
                 s.arg = 4;
                 s.kind = TNS_WAIT_TIMEVAL;
+                s.writes_back = true;
                 break;
         case TNS_SYS_POLL:
                 s.arg = 2;
@@ -291,6 +300,28 @@ static struct k_timeval tv_out(int64_t ns) {
         int64_t us = ns / TNS_NSEC_PER_USEC + (ns % TNS_NSEC_PER_USEC != 0);
 
         return (struct k_timeval){us / TNS_USEC_PER_SEC, us % TNS_USEC_PER_SEC};
+}
+
+int tns_wait_time_left_rated(const struct tns_wait_spec *spec, uint64_t mult, int64_t host_left, void *out) {
+        int64_t v = host_left > 0 ? tns_rate_duration_from_host(mult, host_left) : 0;
+
+        if (!spec->writes_back)
+                return -EINVAL;
+        if (spec->kind == TNS_WAIT_TIMESPEC) {
+                struct timespec ts = tns_ns_to_ts(v);
+
+                memcpy(out, &ts, sizeof(ts));
+                return 0;
+        }
+        if (spec->kind == TNS_WAIT_TIMEVAL) {
+                /* Rounded down, as the kernel rounds what it writes. */
+                int64_t us = v / TNS_NSEC_PER_USEC;
+                struct k_timeval tv = {us / TNS_USEC_PER_SEC, us % TNS_USEC_PER_SEC};
+
+                memcpy(out, &tv, sizeof(tv));
+                return 0;
+        }
+        return -EINVAL;
 }
 
 int tns_wait_convert_rated(const struct tns_wait_spec *spec, const struct tns_rate_map *map, const void *in, void *out,

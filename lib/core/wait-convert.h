@@ -38,6 +38,8 @@ struct tns_wait_spec {
         bool via_fd; /* timerfd: the supervisor sets the target's own fd (pidfd_getfd) */
         bool relative; /* a duration (rated namespaces only), not a deadline */
         bool now; /* file times: each "now" becomes the namespace's realtime */
+        bool writes_back; /* the kernel writes the time left there (select, pselect6, ppoll) */
+        unsigned rem_arg; /* a relative sleep's rem argument (1..5), where the kernel writes the time left; 0: none */
 };
 
 /* Whether call `sys` with these raw arguments waits for an absolute
@@ -54,6 +56,15 @@ int tns_wait_classify(enum tns_sys sys, const uint64_t args[6], struct tns_wait_
  * an absolute wait: tns_wait_classify()'s). Timeouts of poll, select,
  * epoll and the rest run on CLOCK_MONOTONIC. */
 int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns_wait_spec *ret);
+
+/* The time left of a relative timeout the kernel would write back
+ * (spec->writes_back: select, pselect6, ppoll): `host_left` host
+ * nanoseconds (<= 0: none) as the namespace's duration (`mult`: the rate
+ * the wait ran at, tns_wait_map()'s: 1 for a frozen clock), in the
+ * spec's layout, in *out (tns_wait_size() bytes). -EINVAL for a spec that
+ * writes nothing back. The kernel cannot write into our read-only slot:
+ * the supervisor counts the time left itself. */
+int tns_wait_time_left_rated(const struct tns_wait_spec *spec, uint64_t mult, int64_t host_left, void *out);
 
 /* The upper half of a timeout converted in its register (poll, epoll,
  * alarm: TNS_WAIT_INT_*), which the kernel does not read (an int

@@ -135,6 +135,9 @@ struct wait_trace {
         size_t len;
         bool reconvert; /* interrupted by us: the offset changed during the wait */
         bool relative; /* a duration of a rated namespace (tns_wait_classify_rated) */
+        bool writes_back; /* select, pselect6, ppoll: the time left goes back to the program */
+        int64_t end_host; /* ...when its timeout ends, in host CLOCK_MONOTONIC ns (set at the entry stop) */
+        unsigned rem_arg; /* a relative sleep's rem (tns_wait_spec), made the namespace's when interrupted */
         bool now; /* file times set to "now" (lib/core/file-times.h) */
         bool in_null; /* ...given as a NULL pointer: data holds nothing */
         bool rerun_entered; /* WAIT_RERUN: past the entry stop of the call run again */

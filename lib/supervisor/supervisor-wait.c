@@ -56,6 +56,7 @@
 
 /* include/linux/errno.h: never seen by programs */
 #define ERESTARTSYS 512
+#define ERESTARTNOHAND 514
 #define ERESTART_RESTARTBLOCK 516
 #define WAIT_PAGE_NAME "/memfd:timens-wait"
 #define WAIT_PAGE_MAGIC "timens-wait-pg1" /* 16 bytes with its NUL */
@@ -491,6 +492,8 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         w->clock_class = c;
         w->kind = spec->kind;
         w->relative = spec->relative;
+        w->writes_back = spec->writes_back;
+        w->rem_arg = spec->rem_arg;
         w->now = spec->now;
         w->in_null = !data;
         if (data)
@@ -699,6 +702,18 @@ static int write_slot(struct wait_trace *w, uint64_t *ret_arg) {
         r = convert(w->ns, w->clock_class, &spec, w->in_null ? NULL : &in, &out, &v);
         if (r < 0)
                 return r;
+        if (w->writes_back && w->relative) {
+                struct timespec now;
+                int64_t host = 0, d;
+
+                /* A timeval's microseconds, a timespec's nanoseconds: the
+                 * kernel's end is now plus that. */
+                d = w->kind == TNS_WAIT_TIMEVAL ? out.ts.tv_sec * INT64_C(1000000000) + out.ts.tv_nsec * 1000
+                                                : out.ts.tv_sec * INT64_C(1000000000) + out.ts.tv_nsec;
+                if (out.ts.tv_sec >= 0 && out.ts.tv_sec < INT64_C(4000000000) &&
+                    clock_gettime(CLOCK_MONOTONIC, &now) == 0 && tns_ts_to_ns(&now, &host) == 0)
+                        w->end_host = host + d;
+        }
         if (!tns_wait_size(w->kind)) {
                 *ret_arg = v;
                 return 0;
@@ -778,6 +793,61 @@ static void rewind_call(struct user_regs_struct *regs) {
         regs->rip -= 2;
 }
 
+/* select, pselect6 and ppoll write the time left back (Linux does, and a
+ * restart after a stop waits only for that). The kernel cannot write it
+ * into our read-only slot: it is counted here, from the end of the
+ * converted timeout (noted at the entry stop, just before the kernel
+ * takes its own), and given to the program in its own copy as the
+ * namespace's duration. Not for a call that never ran (taken back). */
+static void copy_back_time_left(struct wait_trace *w) {
+        const struct tns_wait_spec spec = {.kind = w->kind, .relative = true, .writes_back = true};
+        size_t len = tns_wait_size(w->kind);
+        unsigned char out[16];
+        struct tns_rate_map m, wm;
+        struct timespec now;
+        int64_t host = 0;
+
+        if (!w->writes_back || !w->relative || w->taken_back || w->end_host == 0 || len != sizeof(out) ||
+            w->args[w->arg] == 0)
+                return;
+        if (clock_gettime(CLOCK_MONOTONIC, &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                return;
+        tns_ns_rate_map(w->ns, w->clock_class, &m);
+        tns_wait_map(&m, host, &wm);
+        if (tns_wait_time_left_rated(&spec, wm.mult, w->end_host - host, out) < 0)
+                return;
+        /* The thread is stopped in our hands: it is the caller. */
+        (void) process_vm_writev(w->tid, &(struct iovec){out, len}, 1,
+                                 &(struct iovec){(void *) (uintptr_t) w->args[w->arg], len}, 1, 0);
+}
+
+/* An interrupted relative sleep's rem: the kernel wrote the time left in
+ * host time into the program's own memory; the program gets the
+ * namespace's duration (nanosleep(2): what it sleeps again). */
+static void convert_rem(struct wait_trace *w, int64_t rax) {
+        const struct tns_wait_spec spec = {.kind = TNS_WAIT_TIMESPEC, .relative = true, .writes_back = true};
+        uint64_t addr = w->rem_arg ? w->args[w->rem_arg] : 0;
+        struct timespec left, now;
+        struct tns_rate_map m, wm;
+        int64_t host = 0, v;
+
+        if (!w->relative || !addr || w->taken_back ||
+            (rax != -EINTR && rax != -ERESTART_RESTARTBLOCK && rax != -ERESTARTNOHAND))
+                return;
+        if (process_vm_readv(w->tid, &(struct iovec){&left, sizeof(left)}, 1,
+                             &(struct iovec){(void *) (uintptr_t) addr, sizeof(left)}, 1, 0) != sizeof(left) ||
+            !tns_ts_valid(&left) || tns_ts_to_ns(&left, &v) < 0)
+                return;
+        if (clock_gettime(tns_class_clock(w->clock_class), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                return;
+        tns_ns_rate_map(w->ns, w->clock_class, &m);
+        tns_wait_map(&m, host, &wm);
+        if (tns_wait_time_left_rated(&spec, wm.mult, v, &left) < 0)
+                return;
+        (void) process_vm_writev(w->tid, &(struct iovec){&left, sizeof(left)}, 1,
+                                 &(struct iovec){(void *) (uintptr_t) addr, sizeof(left)}, 1, 0);
+}
+
 /* The end of the call, or anything before it: the registers as the program
  * left them, and it runs on its own. */
 static void on_exit_stop(struct wait_trace *w, int sig) {
@@ -787,6 +857,10 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
         if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0)
                 return release(w, NULL, sig);
         *reg(&regs, w->arg) = w->args[w->arg];
+        if (sig == 0) {
+                copy_back_time_left(w);
+                convert_rem(w, (int64_t) regs.rax);
+        }
         /* Our interrupt ended it to convert the deadline again. A sleep
          * (-ERESTARTNOHAND) and futex_waitv (-ERESTARTSYS) restart through
          * the filter by themselves; a futex wait would restart from its

@@ -109,6 +109,20 @@ check_read_rate() {
         (((t1 - t0) / 1000000 < 1500)) || fail "sleep 2 at x4 took $(((t1 - t0) / 1000000)) ms"
 }
 
+# The time left that select writes back and nanosleep's rem are the
+# namespace's durations, as on the host: a loop that waits for what is
+# left ends (before, select's was never written: a loop on it waited on).
+@test "select's time left and nanosleep's rem are the namespace's at x2 and x0.5" {
+        local r k l
+        for r in 2 0.5; do
+                for k in select nanosleep; do
+                        run -0 --separate-stderr tns run --rate "$r" -- "$HELPERS/rateprobe" left "$k" 2000 500
+                        l=$(sed -nE 's/.*left=([0-9]+) ms/\1/p' <<<"$output")
+                        ((l >= 1400 && l <= 1510)) || fail "x$r $k: $l ms left of 2000 after 500 ($output)"
+                done
+        done
+}
+
 # A timeout converted in its register (poll, epoll, alarm) by a timensd
 # killed before the call ran reaches the next one as it was left: marked
 # (TNS_WAIT_REG_MARK, a half the kernel does not read), it is run as it

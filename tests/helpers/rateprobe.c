@@ -10,6 +10,10 @@
  *                              no wait a rate would change), reads again;
  *                              prints "vdso_mono= sys_mono= vdso_real=
  *                              sys_real= host=" in ns advanced
+ *     rateprobe left select|nanosleep MS SIGMS
+ *                              a wait of MS ms interrupted by SIGALRM
+ *                              (setitimer) after SIGMS ms; prints the
+ *                              time left it reports ("left=L ms")
  *     rateprobe mono-loop MS   reads MONOTONIC through the vDSO and the
  *                              syscall in turn for MS host ms; prints
  *                              "backwards=N" (reads below the one before)
@@ -182,6 +186,31 @@ int main(int argc, char *argv[]) {
                 t1 = host_ns();
                 printf("%s result=%d elapsed=%lld ms\n", argv[2], r, (long long) ((t1 - t0) / 1000000));
                 return r < 0;
+        }
+        if (argc == 5 && strcmp(argv[1], "left") == 0) {
+                /* A wait of MS interrupted by SIGALRM after SIGMS (both
+                 * the namespace's): the time left it reports. */
+                long ms = atol(argv[3]), sig_ms = atol(argv[4]);
+                struct itimerval it = {.it_value = {sig_ms / 1000, (sig_ms % 1000) * 1000}};
+                struct sigaction sa = {.sa_handler = on_signal};
+                long long left_us = -1;
+                int r;
+
+                sigaction(SIGALRM, &sa, NULL);
+                setitimer(ITIMER_REAL, &it, NULL);
+                if (strcmp(argv[2], "select") == 0) {
+                        struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+
+                        r = select(0, NULL, NULL, NULL, &tv);
+                        left_us = tv.tv_sec * 1000000LL + tv.tv_usec;
+                } else {
+                        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000}, rem = {0, 0};
+
+                        r = nanosleep(&ts, &rem);
+                        left_us = rem.tv_sec * 1000000LL + rem.tv_nsec / 1000;
+                }
+                printf("%s result=%d errno=%d left=%lld ms\n", argv[2], r, r < 0 ? errno : 0, left_us / 1000);
+                return 0;
         }
         if (argc == 3 && strcmp(argv[1], "read") == 0) {
                 int64_t vm = vdso_ns(CLOCK_MONOTONIC), sm = sys_ns(CLOCK_MONOTONIC);

@@ -236,6 +236,41 @@ TEST(rated_classify) {
         EXPECT_EQ(classify_rated(TNS_SYS_MQ_TIMEDSEND, 0, 0, 0, 0, 0x1000, &s), -ENOENT); /* absolute */
 }
 
+TEST(rated_time_left) {
+        struct tns_wait_spec sel, ps, ns;
+        const uint64_t args_sel[6] = {0, 0, 0, 0, 0x1000, 0}, args_ps[6] = {0, 0, 0, 0, 0x1000, 0},
+                       args_ns[6] = {0x1000, 0x2000, 0, 0, 0, 0};
+        struct timespec ts;
+        int64_t tv[2];
+
+        ASSERT_EQ(tns_wait_classify_rated(TNS_SYS_SELECT, args_sel, &sel), 0);
+        EXPECT_TRUE(sel.writes_back);
+        ASSERT_EQ(tns_wait_classify_rated(TNS_SYS_PSELECT6, args_ps, &ps), 0);
+        EXPECT_TRUE(ps.writes_back);
+        ASSERT_EQ(tns_wait_classify_rated(TNS_SYS_NANOSLEEP, args_ns, &ns), 0);
+        EXPECT_FALSE(ns.writes_back);
+        EXPECT_EQ(ns.rem_arg, 1U);
+        /* 0.75 host seconds left at x2: 1.5 s of the namespace's. */
+        ASSERT_EQ(tns_wait_time_left_rated(&sel, 2 * TNS_RATE_ONE, 750000000, tv), 0);
+        EXPECT_EQ(tv[0], 1);
+        EXPECT_EQ(tv[1], 500000);
+        ASSERT_EQ(tns_wait_time_left_rated(&ps, TNS_RATE_ONE / 2, 750000000, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 0);
+        EXPECT_EQ(ts.tv_nsec, 375000000);
+        /* Past its end: none left. Frozen (mult 0): host time. */
+        ASSERT_EQ(tns_wait_time_left_rated(&ps, 2 * TNS_RATE_ONE, -5, &ts), 0);
+        EXPECT_EQ(ts.tv_sec, 0);
+        EXPECT_EQ(ts.tv_nsec, 0);
+        ASSERT_EQ(tns_wait_time_left_rated(&ps, 0, 250, &ts), 0);
+        EXPECT_EQ(ts.tv_nsec, 250);
+        EXPECT_EQ(tns_wait_time_left_rated(&ns, 2 * TNS_RATE_ONE, 1, &ts), -EINVAL);
+        /* The duration both ways: within a host nanosecond's worth. */
+        EXPECT_EQ(tns_rate_duration_from_host(3 * TNS_RATE_ONE, tns_rate_duration_to_host(3 * TNS_RATE_ONE, 1000)),
+                  1002); /* 334 host ns */
+        EXPECT_EQ(tns_rate_duration_from_host(TNS_RATE_ONE / 4, 1000), 250);
+        EXPECT_EQ(tns_rate_duration_from_host(2 * TNS_RATE_ONE, INT64_MAX), INT64_MAX);
+}
+
 TEST(rated_convert) {
         struct tns_rate_map x2 = {2 * TNS_RATE_ONE, 100 * NSEC, 1000 * NSEC}, m;
         struct tns_wait_spec rel = {.kind = TNS_WAIT_TIMESPEC, .relative = true}, abs = {.kind = TNS_WAIT_TIMESPEC};
