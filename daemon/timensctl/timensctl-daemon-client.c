@@ -206,7 +206,9 @@ int ctl_rates_to_request(const struct offset_args *a, struct tns_request *req) {
                                              why);
                 req->clocks[TNS_CLASS_REALTIME] = (struct tns_clock_arg){.set = true, .spec = f.realtime};
                 req->rate_mult = f.rate_mult;
-                req->freeze = f.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP;
+                /* A spec says whether the clocks stand or run: a running
+                 * one unfreezes a frozen namespace (set). */
+                req->freeze = f.freeze ? TNS_FREEZE_ON : TNS_FREEZE_OFF;
                 /* A spec makes the namespace rate-capable even at x1: the
                  * rate can be changed later. */
                 if (!f.rate_mult && !f.freeze)

@@ -482,5 +482,18 @@ int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *st
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 if (state->run_mult[c] && (state->rate_mult[c] != TNS_RATE_ONE || state->run_mult[c] != TNS_RATE_ONE))
                         (void) tns_ns_set_rate(*ret, 1U << c, state->run_mult[c], state->rate_mult[c] == 0);
+        /* A frozen clock stands at its exported value exactly, not where
+         * it was frozen again a moment after its offset was made. */
+        {
+                int64_t v[TNS_CLASS_MAX] = {};
+                unsigned frozen = 0;
+
+                for (int c = 0; c < TNS_CLASS_MAX; c++)
+                        if (state->run_mult[c] && state->rate_mult[c] == 0 && tns_ns_mult(*ret, c) == 0 &&
+                            !__builtin_sub_overflow(state->value_ns[c], tns_ns_base(*ret, c, 0), &v[c]))
+                                frozen |= 1U << c;
+                if (frozen)
+                        (void) tns_ns_set_offsets(*ret, frozen, v);
+        }
         return 0;
 }
