@@ -508,12 +508,48 @@ static void hold_pages(struct tns_ns *ns) {
  * change. A slower rate needs no margin. */
 #define RATE_ANCHOR_MARGIN_NS INT64_C(10000000)
 
+/* The host's MONOTONIC and BOOTTIME at one instant, for anchors: BOOTTIME
+ * is MONOTONIC plus the time suspended (S), which no call reads alone.
+ * Read as MONOTONIC, BOOTTIME, MONOTONIC (the tightest of a few tries), S
+ * lies between the two differences: the lower bound when the clocks speed
+ * up, the upper when they slow down, so that a change can only widen
+ * BOOTTIME's lead over MONOTONIC (by rate x tens of ns), never make it
+ * fall behind (at x1000000, 30 ns read apart put it 30 ms behind). */
+static void host_mono_boot(bool faster, int64_t *ret_mono, int64_t *ret_boot) {
+        int64_t best = INT64_MAX;
+
+        for (int i = 0; i < 4; i++) {
+                int64_t m1 = host_now(TNS_CLASS_MONOTONIC), b = host_now(TNS_CLASS_BOOTTIME),
+                        m2 = host_now(TNS_CLASS_MONOTONIC);
+
+                if (m2 - m1 < best) {
+                        best = m2 - m1;
+                        *ret_mono = m2;
+                        *ret_boot = m2 + (faster ? b - m2 : b - m1);
+                }
+        }
+}
+
 int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze) {
-        bool rated = false;
+        int64_t hosts[TNS_CLASS_MAX] = {};
+        bool rated = false, faster;
+        uint64_t old_mono;
 
         if (ns->parent)
                 return -EOPNOTSUPP;
         hold_pages(ns);
+        /* Whether MONOTONIC speeds up (the same rate applies to BOOTTIME). */
+        old_mono = ns->rated ? ns->rate[TNS_CLASS_MONOTONIC].mult : TNS_RATE_ONE;
+        {
+                uint64_t run =
+                        mult ? mult
+                             : (ns->rated && ns->run_mult[TNS_CLASS_MONOTONIC] ? ns->run_mult[TNS_CLASS_MONOTONIC]
+                                                                               : TNS_RATE_ONE);
+
+                faster = (freeze > 0 ? 0 : freeze == 0 ? run : (old_mono == 0 ? 0 : run)) > old_mono;
+        }
+        host_mono_boot(faster, &hosts[TNS_CLASS_MONOTONIC], &hosts[TNS_CLASS_BOOTTIME]);
+        hosts[TNS_CLASS_REALTIME] = host_now(TNS_CLASS_REALTIME);
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 struct tns_rate_map *m = &ns->rate[c];
                 uint64_t run, now_mult;
@@ -528,7 +564,7 @@ int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze)
                 }
                 run = mult ? mult : (ns->run_mult[c] ? ns->run_mult[c] : TNS_RATE_ONE);
                 now_mult = freeze > 0 ? 0 : freeze == 0 ? run : (m->mult == 0 ? 0 : run);
-                host = host_now(c);
+                host = hosts[c];
                 if (now_mult > m->mult)
                         host -= RATE_ANCHOR_MARGIN_NS;
                 tns_rate_map_reanchor(m, host, now_mult);

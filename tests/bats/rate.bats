@@ -198,6 +198,28 @@ check_read_rate() {
         [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 1 ]
 }
 
+# BOOTTIME is MONOTONIC plus the time suspended: the kernel's BOOTTIME never
+# reads below MONOTONIC. Both classes run at one rate; their anchors are
+# taken at one instant, so that a change at an extreme rate cannot put
+# BOOTTIME behind (read 30 ns apart, x1000000 made it 0.67 s behind, and
+# it stayed behind at x1; test-ns checks the anchors against bounds of the
+# suspended time, this the programs' view).
+@test "BOOTTIME never falls behind MONOTONIC across rate changes, up to x1000000" {
+        local r d
+        local probe='import time; b = time.clock_gettime_ns(time.CLOCK_BOOTTIME); m = time.clock_gettime_ns(time.CLOCK_MONOTONIC); print(b - m)'
+        run -0 tns create mb --rate 1
+        for r in 1000000 1 1440 0.5 1000000 1; do
+                run -0 tns set mb --rate "$r"
+        done
+        # At x1, BOOTTIME read first: behind only by the reads' distance.
+        run -0 --separate-stderr tns run --join mb -- python3 -c "$probe"
+        d=$output
+        ((d > -1000000)) || fail "BOOTTIME $d ns behind MONOTONIC after rate changes"
+        run -0 --separate-stderr tns run --rate 1000000 -- python3 -c \
+                'import time; m = time.clock_gettime_ns(time.CLOCK_MONOTONIC); b = time.clock_gettime_ns(time.CLOCK_BOOTTIME); print(b - m)'
+        ((output >= 0)) || fail "BOOTTIME $output ns behind MONOTONIC read after it at x1000000"
+}
+
 @test "set --rate: a plain namespace with processes is refused (create it with --rate 1), an empty one is made rate-capable" {
         run -0 tns create plain
         bg "$TIMENSCTL" run --join plain -- sleep 30

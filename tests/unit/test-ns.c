@@ -303,3 +303,43 @@ TEST(rate_maps_prepared_for_readers) {
         tns_ns_unref(kid);
         tns_ns_unref(ns);
 }
+
+/* BOOTTIME = MONOTONIC + S (the time suspended). The two classes are
+ * anchored at one instant, S taken as its lower bound when the clocks
+ * speed up and its upper bound when they slow down: a change then only
+ * widens BOOTTIME's lead, never puts it behind. Checked against bounds of
+ * S this test reads itself: at x1000000, 30 ns read apart put BOOTTIME
+ * 30 ms behind. */
+static int64_t mono_boot_read(clockid_t c) {
+        struct timespec ts;
+
+        (void) clock_gettime(c, &ts);
+        return ts.tv_sec * NS + ts.tv_nsec;
+}
+
+TEST(rate_keeps_boottime_ahead_of_monotonic) {
+        int64_t s_lo = INT64_MIN, s_hi = INT64_MAX;
+        struct tns_ns *ns;
+
+        for (int i = 0; i < 50; i++) {
+                int64_t m1 = mono_boot_read(CLOCK_MONOTONIC), b = mono_boot_read(CLOCK_BOOTTIME),
+                        m2 = mono_boot_read(CLOCK_MONOTONIC);
+
+                s_lo = b - m2 > s_lo ? b - m2 : s_lo;
+                s_hi = b - m1 < s_hi ? b - m1 : s_hi;
+        }
+        ASSERT_EQ(tns_ns_new(11, "bm", NULL, NULL, NULL, NULL, &ns), 0);
+        for (int i = 0; i < 20; i++) {
+                int64_t d;
+
+                /* Faster (x1 or x2 to x1000000): anchors S apart at most. */
+                ASSERT_EQ(tns_ns_set_rate(ns, 7, 1000000 * TNS_RATE_ONE, -1), 0);
+                d = ns->rate[TNS_CLASS_BOOTTIME].anchor_host - ns->rate[TNS_CLASS_MONOTONIC].anchor_host;
+                EXPECT_LE(d, s_hi);
+                /* Slower (to x2): S apart at least. */
+                ASSERT_EQ(tns_ns_set_rate(ns, 7, 2 * TNS_RATE_ONE, -1), 0);
+                d = ns->rate[TNS_CLASS_BOOTTIME].anchor_host - ns->rate[TNS_CLASS_MONOTONIC].anchor_host;
+                EXPECT_GE(d, s_lo);
+        }
+        EXPECT_TRUE(tns_ns_unref(ns));
+}
