@@ -915,7 +915,7 @@ int tns_hello_from_json(json_object *o, struct tns_hello *ret) {
         return 0;
 }
 
-static json_object *clocks_to_json(const int64_t offset[TNS_CLASS_MAX], const int64_t now[TNS_CLASS_MAX]) {
+static json_object *clocks_to_json(const struct tns_ns_view *v) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
         if (!o)
@@ -924,9 +924,11 @@ static json_object *clocks_to_json(const int64_t offset[TNS_CLASS_MAX], const in
                 _cleanup_json_ json_object *k = json_object_new_object();
                 char text[64];
 
-                if (!k || tns_offset_format(offset[c], text, sizeof(text)) < 0 ||
-                    add_int64(k, "offset_ns", offset[c]) < 0 || add_string(k, "offset", text) < 0 ||
-                    add_int64(k, "now_ns", now[c]) < 0 || add_object(o, tns_class_name(c), TAKE_PTR(k)) < 0)
+                if (!k || tns_offset_format(v->offset_ns[c], text, sizeof(text)) < 0 ||
+                    add_int64(k, "offset_ns", v->offset_ns[c]) < 0 || add_string(k, "offset", text) < 0 ||
+                    add_int64(k, "now_ns", v->now_ns[c]) < 0 ||
+                    add_int64(k, "anchor_host_ns", v->anchor_host_ns[c]) < 0 ||
+                    add_int64(k, "anchor_ns", v->anchor_ns[c]) < 0 || add_object(o, tns_class_name(c), TAKE_PTR(k)) < 0)
                         return NULL;
         }
         return TAKE_PTR(o);
@@ -1027,7 +1029,7 @@ int tns_ns_view_to_json(const struct tns_ns_view *v, json_object **ret) {
         if (k >= 0)
                 k = add_bool(o, "shared", v->shared);
         if (k >= 0)
-                k = add_object(o, "clocks", clocks_to_json(v->offset_ns, v->now_ns));
+                k = add_object(o, "clocks", clocks_to_json(v));
         if (k >= 0)
                 k = view_counters_to_json(v, o);
         if (k < 0)
@@ -1045,6 +1047,11 @@ static int clocks_from_json(json_object *o, struct tns_ns_view *v) {
                 if (!json_object_object_get_ex(clocks, tns_class_name(c), &k) ||
                     read_int64(k, "offset_ns", &v->offset_ns[c]) < 0 || read_int64(k, "now_ns", &v->now_ns[c]) < 0)
                         return -EBADMSG;
+                else {
+                        /* Optional: an older timensd sends none. */
+                        (void) read_int64(k, "anchor_host_ns", &v->anchor_host_ns[c]);
+                        (void) read_int64(k, "anchor_ns", &v->anchor_ns[c]);
+                }
         return 0;
 }
 

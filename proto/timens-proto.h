@@ -165,6 +165,10 @@ struct tns_ns_view {
         bool shared; /* others may join it */
         int64_t offset_ns[TNS_CLASS_MAX];
         int64_t now_ns[TNS_CLASS_MAX]; /* the namespace's clocks when the reply was made */
+        /* The clock reads anchor_ns + rate x (host - anchor_host_ns): where
+         * it was anchored at its last change of rate (0 and the offset for
+         * a clock that never had one). */
+        int64_t anchor_host_ns[TNS_CLASS_MAX], anchor_ns[TNS_CLASS_MAX];
         unsigned listeners, pinned, children;
         bool live;
         uint64_t calls, failures, sets;

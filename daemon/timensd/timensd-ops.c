@@ -194,6 +194,8 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
 
                 v->offset_ns[c] = info.offset[c];
                 v->kernel_offset_ns[c] = info.kernel_offset[c];
+                v->anchor_host_ns[c] = info.map[c].anchor_host;
+                (void) tns_ns_add(info.map[c].anchor_ns, info.kernel_offset[c], &v->anchor_ns[c]);
                 /* What its processes read: ours (through its rate) plus the
                  * kernel's part. */
                 if (clock_gettime(tns_class_clock(c), &now) == 0 && tns_ts_to_ns(&now, &host) == 0) {

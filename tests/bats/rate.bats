@@ -319,8 +319,17 @@ check_read_rate() {
         run -0 --separate-stderr tns export r2
         echo "$output" >"$BATS_TEST_TMPDIR/state.json"
         run -0 tns import --name r2copy "$BATS_TEST_TMPDIR/state.json"
+        local h t0 t1
+        t0=$(date +%s%N)
         run -0 --separate-stderr tns show r2copy --json
+        t1=$(date +%s%N)
         [ "$(json_get 'j["namespace"]["rate"]' <<<"$output")" = 2 ]
+        # Its anchor: now_ns = anchor_ns + 2 x (host - anchor_host_ns).
+        h=$(json_get 'j["namespace"]["clocks"]["realtime"]["anchor_host_ns"]' <<<"$output")
+        a=$(json_get 'j["namespace"]["clocks"]["realtime"]["anchor_ns"]' <<<"$output")
+        b=$(json_get 'j["namespace"]["clocks"]["realtime"]["now_ns"]' <<<"$output")
+        ((h > 0 && b >= a)) || fail "no anchor in show --json: $output"
+        assert_within "now from the anchor" "$b" $((a + 2 * (t0 - h))) $((a + 2 * (t1 - h)))
         [ "$(json_get 'j["namespace"]["rate_capable"]' <<<"$output")" = True ]
         run -0 --separate-stderr tns export fz
         echo "$output" >"$BATS_TEST_TMPDIR/fz.json"
