@@ -480,6 +480,17 @@ struct sender {
         pthread_t target;
 };
 
+/* A child that sends us SIGCONT after ms: a stopped program cannot. */
+static void cont_later(long ms) {
+        if (fork() == 0) {
+                struct timespec d = {ms / 1000, (ms % 1000) * 1000000};
+
+                nanosleep(&d, NULL);
+                kill(getppid(), SIGCONT);
+                _exit(0);
+        }
+}
+
 static void *send_later(void *arg) {
         struct sender *s = arg;
         struct timespec d = {s->ms / 1000, (s->ms % 1000) * 1000000};
@@ -502,13 +513,8 @@ static int do_sig_sleep(clockid_t c, long ms, long sig_ms, int sig, int flags) {
 
         sigaction(SIGUSR1, &sa, NULL);
         snd = (struct sender){sig_ms, sig, pthread_self()};
-        if (sig == SIGSTOP && fork() == 0) {
-                struct timespec d = {(sig_ms + 100) / 1000, ((sig_ms + 100) % 1000) * 1000000};
-
-                nanosleep(&d, NULL);
-                kill(getppid(), SIGCONT);
-                _exit(0);
-        }
+        if (sig == SIGSTOP)
+                cont_later(sig_ms + 100);
         pthread_create(&t, NULL, send_later, &snd);
         return do_sleep(c, ms);
 }
@@ -532,13 +538,7 @@ static int do_late_sleep(clockid_t c, long ms, long sig_ms) {
 
         snd = (struct sender){sig_ms, SIGSTOP, pthread_self()};
         late_clock = c;
-        if (fork() == 0) {
-                struct timespec d = {(sig_ms + 300) / 1000, ((sig_ms + 300) % 1000) * 1000000};
-
-                nanosleep(&d, NULL);
-                kill(getppid(), SIGCONT);
-                _exit(0);
-        }
+        cont_later(sig_ms + 300);
         pthread_create(&t, NULL, late_sleep, &snd);
         return do_sleep(c, ms);
 }
