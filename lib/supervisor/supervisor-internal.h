@@ -252,12 +252,14 @@ struct tns_supervisor {
         int wait_memfd; /* the wait page's memfd, -EBADF until first needed */
         unsigned wait_slot_base; /* where slot_alloc() starts: random, or a restored predecessor's + a stride */
         struct tns_wait_page_cache wait_pages[TNS_WAIT_PAGE_CACHE];
-        /* Threads (by tid, direct-mapped) whose process was seen with no
-         * wait page: their explicit file times near now are their own,
-         * told on the receive thread (supervisor-wait.c). Emptied when we
-         * map a page; a tid reused since belongs to a thread made after
-         * we started, which no predecessor of ours ever held. */
-        pid_t wait_page_none[TNS_WAIT_PAGE_CACHE];
+        /* Threads (by tid in .tgid, direct-mapped) and the wait page
+         * their process was seen with (0: none): their explicit file
+         * times near now outside it are their own, told on the receive
+         * thread (supervisor-wait.c). Emptied when we map a page; a tid
+         * reused since belongs to a thread made after we started, which
+         * no predecessor of ours ever held; an exec's new mm only sends
+         * a call to the loop, which looks again. */
+        struct tns_wait_page_cache wait_page_by_tid[TNS_WAIT_PAGE_CACHE];
         /* The lookups of exec files as anyone (exec-missing.h); NULL:
          * none are told. */
         struct tns_anyone *anyone;

@@ -354,8 +354,13 @@ static bool tree_full(const struct tns_supervisor *s, const struct tns_ns *ns) {
         return false;
 }
 
-static bool no_wait_page(const struct tns_supervisor *s, pid_t tid) {
-        return s->wait_page_none[(unsigned) tid % TNS_WAIT_PAGE_CACHE] == tid;
+/* Whether times at ptr are surely the thread's own: its process was seen
+ * with no wait page, or with one elsewhere (struct tns_supervisor,
+ * wait_page_by_tid). Otherwise the loop looks. */
+static bool outside_wait_page(const struct tns_supervisor *s, pid_t tid, uint64_t ptr) {
+        const struct tns_wait_page_cache *c = &s->wait_page_by_tid[(unsigned) tid % TNS_WAIT_PAGE_CACHE];
+
+        return c->tgid == tid && (c->addr == 0 || ptr < c->addr || ptr - c->addr >= TNS_WAIT_PAGE_SIZE);
 }
 
 /* Whether a call that sets file times (spec, from
@@ -533,6 +538,14 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         int64_t r;
         int c;
 
+        /* Step 3's call, pointing at our slot (or with the converted
+         * value in its register, which classifies as nothing: marked),
+         * or the program's own call run again: let it run, and note that
+         * it was (tns_supervisor_settle_held_calls()). */
+        if (w && (w->phase == WAIT_RUNNING || w->phase == WAIT_RERUN)) {
+                w->let_run = w->let_run || w->phase == WAIT_RUNNING;
+                return TNS_REPLY_CONTINUE;
+        }
         for (unsigned i = 0; i < 6; i++)
                 args[i] = req->data.args[i];
         /* Absolute waits; in a rated namespace, relative ones too; file
@@ -542,19 +555,12 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
             tns_file_times_classify(d->id, args, &spec) < 0)
                 return TNS_REPLY_CONTINUE;
         given = ptr = req->data.args[spec.arg];
-        /* Step 3's call, pointing at our slot (or with the converted
-         * value in its register), or the program's own call run again:
-         * let it run. */
-        if (w && (w->phase == WAIT_RUNNING || w->phase == WAIT_RERUN)) {
-                w->let_run = w->let_run || w->phase == WAIT_RUNNING;
-                return TNS_REPLY_CONTINUE;
-        }
         /* File times that run as they are: told before any /proc read. */
         if (spec.now) {
                 r = file_times_as_is(l, req, ns, &spec);
                 if (r < 0)
                         return r;
-                if (r == 1 || (r == 2 && no_wait_page(l->s, (pid_t) req->pid)))
+                if (r == 1 || (r == 2 && outside_wait_page(l->s, (pid_t) req->pid, ptr)))
                         return TNS_REPLY_CONTINUE;
                 recovered = r == 2;
         }
@@ -567,8 +573,9 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 if (r < 0)
                         return TNS_REPLY_CONTINUE;
         }
-        if (recovered && page == 0)
-                l->s->wait_page_none[(unsigned) req->pid % TNS_WAIT_PAGE_CACHE] = (pid_t) req->pid;
+        if (recovered)
+                l->s->wait_page_by_tid[(unsigned) req->pid % TNS_WAIT_PAGE_CACHE] =
+                        (struct tns_wait_page_cache){(pid_t) req->pid, page};
         /* A slot of ours the engine does not know (the supervisor was
          * restarted while the call was held): a wait already converted,
          * or times a predecessor wrote for a "now" (recovered below).
@@ -636,7 +643,7 @@ bool supervisor_file_times_as_is(const struct listener *l, const struct seccomp_
         if (!d || tns_file_times_classify(d->id, args, &spec) < 0)
                 return false;
         r = file_times_as_is(l, req, l->ns, &spec);
-        return r < 0 || r == 1 || (r == 2 && no_wait_page(l->s, (pid_t) req->pid));
+        return r < 0 || r == 1 || (r == 2 && outside_wait_page(l->s, (pid_t) req->pid, req->data.args[spec.arg]));
 }
 
 /* Leaves the thread to itself: the program's pointer back if we changed
@@ -678,7 +685,7 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
         w->page = (uint64_t) x;
         w->target_fd = -EBADF;
         w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE] = (struct tns_wait_page_cache){w->tgid, w->page};
-        memset(w->s->wait_page_none, 0, sizeof(w->s->wait_page_none));
+        memset(w->s->wait_page_by_tid, 0, sizeof(w->s->wait_page_by_tid));
         return 0;
 }
 
@@ -793,6 +800,38 @@ static void rewind_call(struct user_regs_struct *regs) {
         regs->rip -= 2;
 }
 
+/* personality(2)'s STICKY_TIMEOUTS: the kernel writes no time left back
+ * and makes an interrupted select EINTR itself. */
+#define TNS_STICKY_TIMEOUTS 0x4000000
+
+static bool sticky_timeouts(pid_t tid) {
+        char path[64], buf[32];
+        _cleanup_close_ int fd = -EBADF;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/personality", tid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+                return false;
+        buf[n] = '\0';
+        return strtoul(buf, NULL, 16) & TNS_STICKY_TIMEOUTS;
+}
+
+/* ppoll's sigmask (args[3]) or pselect6's (args[5]: {sigset *, size}), a
+ * mask the call swaps in while it waits. The thread is stopped in our
+ * hands: its memory is read as it is now. */
+static bool call_has_sigmask(const struct wait_trace *w) {
+        uint64_t p = 0;
+
+        if (w->nr == SYS_ppoll)
+                return w->args[3] != 0;
+        if (w->nr != SYS_pselect6 || w->args[5] == 0)
+                return false;
+        return process_vm_readv(w->tid, &(struct iovec){&p, sizeof(p)}, 1,
+                                &(struct iovec){(void *) (uintptr_t) w->args[5], sizeof(p)}, 1, 0) != sizeof(p) ||
+               p != 0;
+}
+
 /* select, pselect6 and ppoll write the time left back (Linux does, and a
  * restart after a stop waits only for that). The kernel cannot write it
  * into our read-only slot: it is counted here, from the end of the
@@ -807,8 +846,7 @@ static void copy_back_time_left(struct wait_trace *w) {
         struct timespec now;
         int64_t host = 0;
 
-        if (!w->writes_back || !w->relative || w->taken_back || w->end_host == 0 || len != sizeof(out) ||
-            w->args[w->arg] == 0)
+        if (w->end_host == 0 || len != sizeof(out) || w->args[w->arg] == 0)
                 return;
         if (clock_gettime(CLOCK_MONOTONIC, &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
                 return;
@@ -857,10 +895,20 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
         if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0)
                 return release(w, NULL, sig);
         *reg(&regs, w->arg) = w->args[w->arg];
-        if (sig == 0) {
+        if (sig == 0 && w->writes_back && w->relative && !w->taken_back && !sticky_timeouts(w->tid)) {
                 copy_back_time_left(w);
-                convert_rem(w, (int64_t) regs.rax);
+                /* The kernel could not write into our read-only slot, and
+                 * so made the restart code of an interrupted call EINTR
+                 * (poll_select_finish(), fs/select.c): what it would have
+                 * returned, for the signal code to restart the call or
+                 * run a handler. Not with a signal mask of the call's own
+                 * (ppoll, pselect6): the kernel has put the program's
+                 * mask back already, which a restart code needs kept. */
+                if ((int64_t) regs.rax == -EINTR && !call_has_sigmask(w))
+                        regs.rax = (uint64_t) -ERESTARTNOHAND;
         }
+        if (sig == 0)
+                convert_rem(w, (int64_t) regs.rax);
         /* Our interrupt ended it to convert the deadline again. A sleep
          * (-ERESTARTNOHAND) and futex_waitv (-ERESTARTSYS) restart through
          * the filter by themselves; a futex wait would restart from its

@@ -123,6 +123,47 @@ check_read_rate() {
         done
 }
 
+# A rated wait in progress across a hand-over ends as it would have:
+# the converted call was let run (its mark classifies as nothing, yet it
+# is ours), so the hand-over does not take it back with an interrupt,
+# which made epoll_wait return EINTR with no signal at all.
+@test "epoll_wait, poll and select at x2 in progress across a hand-over end with their timeout, not EINTR" {
+        local k e
+        for k in epoll poll select; do
+                bg "$TIMENSCTL" run --rate 2 -- "$HELPERS/rateprobe" wait "$k" 3000 >"$BATS_TEST_TMPDIR/$k" 2>&1
+        done
+        sleep 0.6
+        handover_daemon
+        for k in 0 1 2; do
+                wait_for_exit "${BG_PIDS[k]}" 20
+        done
+        for k in epoll poll select; do
+                grep -q "result=0 " "$BATS_TEST_TMPDIR/$k" || fail "$k: $(cat "$BATS_TEST_TMPDIR/$k")"
+                e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' "$BATS_TEST_TMPDIR/$k")
+                ((e >= 1400 && e <= 2200)) || fail "$k: $e ms of host time for 3 s at x2"
+        done
+}
+
+# An interrupted select restarts as the kernel restarts it (a stop and a
+# continue: no handler), waiting for what is left: the kernel, which
+# cannot write the time left into our read-only copy, had made it EINTR.
+@test "a select at x2 stopped and continued restarts and ends with its timeout, as on the host" {
+        local p e
+        bg "$TIMENSCTL" run --rate 2 -- "$HELPERS/rateprobe" wait select 3000 >"$BATS_TEST_TMPDIR/out" 2>&1
+        for ((e = 0; e < 50; e++)); do
+                p=$(pgrep -x rateprobe | tail -1) && [ -n "$p" ] && break
+                sleep 0.1
+        done
+        sleep 0.5
+        kill -STOP "$p"
+        sleep 0.2
+        kill -CONT "$p"
+        wait_for_exit "${BG_PIDS[0]}" 20
+        grep -q "result=0 " "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' "$BATS_TEST_TMPDIR/out")
+        ((e >= 1400 && e <= 2400)) || fail "$e ms of host time for 3 s at x2"
+}
+
 # A timeout converted in its register (poll, epoll, alarm) by a timensd
 # killed before the call ran reaches the next one as it was left: marked
 # (TNS_WAIT_REG_MARK, a half the kernel does not read), it is run as it
