@@ -252,7 +252,7 @@ $(BUILDDIR)/tests/%: tests/%.c $(LIBTIMENS)
 # own libc.
 $(BUILDDIR)/tests/helpers/%-static: tests/helpers/%.c $(LIBTIMENS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(BASE_CFLAGS) -static -o $@ $< -lm
+	$(Q)$(CC) $(BASE_CFLAGS) $(TEST_INC) -static -o $@ $< -lm
 
 # libFuzzer targets (clang only), with ASan+UBSan.
 # The generated image source comes along: libtimens always embeds one.
