@@ -141,8 +141,15 @@ fd_targets() {
         done
         after=$(list_state)
         pid=$(host_pid_of_timensd)
-        fds_after=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
-        fd_list_after=$(fd_targets "$pid")
+        # A leak stays; an fd open for the call being served goes (a
+        # kernel time namespace's, looked at for one call: CI saw one
+        # more time:[N] once). Looked at again for up to 2 s.
+        for ((i = 0; i < 10; i++)); do
+                fds_after=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
+                fd_list_after=$(fd_targets "$pid")
+                ((fds_after <= fds_before)) && break
+                sleep 0.2
+        done
         hammer_rc=0
         wait "$BG" || hammer_rc=$?
         BG=
