@@ -838,25 +838,42 @@ static bool call_has_sigmask(const struct wait_trace *w) {
  * converted timeout (noted at the entry stop, just before the kernel
  * takes its own), and given to the program in its own copy as the
  * namespace's duration. Not for a call that never ran (taken back). */
-static void copy_back_time_left(struct wait_trace *w) {
-        const struct tns_wait_spec spec = {.kind = w->kind, .relative = true, .writes_back = true};
-        size_t len = tns_wait_size(w->kind);
-        unsigned char out[16];
+/* The rate a held wait's time left is scaled by: its class's, as
+ * tns_wait_map() makes it (1 for a frozen clock). */
+static int wait_mult(const struct wait_trace *w, uint64_t *ret) {
         struct tns_rate_map m, wm;
         struct timespec now;
         int64_t host = 0;
 
-        if (w->end_host == 0 || len != sizeof(out) || w->args[w->arg] == 0)
-                return;
-        if (clock_gettime(CLOCK_MONOTONIC, &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
-                return;
+        if (clock_gettime(tns_class_clock(w->clock_class), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                return -EINVAL;
         tns_ns_rate_map(w->ns, w->clock_class, &m);
         tns_wait_map(&m, host, &wm);
-        if (tns_wait_time_left_rated(&spec, wm.mult, w->end_host - host, out) < 0)
+        *ret = wm.mult;
+        return 0;
+}
+
+/* Into the program's memory at addr: the thread is stopped in our hands,
+ * so it is the caller. */
+static void write_stopped(const struct wait_trace *w, uint64_t addr, const void *buf, size_t len) {
+        (void) process_vm_writev(w->tid, &(struct iovec){(void *) buf, len}, 1,
+                                 &(struct iovec){(void *) (uintptr_t) addr, len}, 1, 0);
+}
+
+static void copy_back_time_left(struct wait_trace *w) {
+        const struct tns_wait_spec spec = {.kind = w->kind, .relative = true, .writes_back = true};
+        size_t len = tns_wait_size(w->kind);
+        unsigned char out[16];
+        struct timespec now;
+        int64_t host = 0;
+        uint64_t mult;
+
+        if (w->end_host == 0 || len != sizeof(out) || w->args[w->arg] == 0)
                 return;
-        /* The thread is stopped in our hands: it is the caller. */
-        (void) process_vm_writev(w->tid, &(struct iovec){out, len}, 1,
-                                 &(struct iovec){(void *) (uintptr_t) w->args[w->arg], len}, 1, 0);
+        if (clock_gettime(CLOCK_MONOTONIC, &now) < 0 || tns_ts_to_ns(&now, &host) < 0 || wait_mult(w, &mult) < 0 ||
+            tns_wait_time_left_rated(&spec, mult, w->end_host - host, out) < 0)
+                return;
+        write_stopped(w, w->args[w->arg], out, len);
 }
 
 /* An interrupted relative sleep's rem: the kernel wrote the time left in
@@ -865,25 +882,19 @@ static void copy_back_time_left(struct wait_trace *w) {
 static void convert_rem(struct wait_trace *w, int64_t rax) {
         const struct tns_wait_spec spec = {.kind = TNS_WAIT_TIMESPEC, .relative = true, .writes_back = true};
         uint64_t addr = w->rem_arg ? w->args[w->rem_arg] : 0;
-        struct timespec left, now;
-        struct tns_rate_map m, wm;
-        int64_t host = 0, v;
+        struct timespec left;
+        uint64_t mult;
+        int64_t v;
 
         if (!w->relative || !addr || w->taken_back ||
             (rax != -EINTR && rax != -ERESTART_RESTARTBLOCK && rax != -ERESTARTNOHAND))
                 return;
         if (process_vm_readv(w->tid, &(struct iovec){&left, sizeof(left)}, 1,
                              &(struct iovec){(void *) (uintptr_t) addr, sizeof(left)}, 1, 0) != sizeof(left) ||
-            !tns_ts_valid(&left) || tns_ts_to_ns(&left, &v) < 0)
+            !tns_ts_valid(&left) || tns_ts_to_ns(&left, &v) < 0 || wait_mult(w, &mult) < 0 ||
+            tns_wait_time_left_rated(&spec, mult, v, &left) < 0)
                 return;
-        if (clock_gettime(tns_class_clock(w->clock_class), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
-                return;
-        tns_ns_rate_map(w->ns, w->clock_class, &m);
-        tns_wait_map(&m, host, &wm);
-        if (tns_wait_time_left_rated(&spec, wm.mult, v, &left) < 0)
-                return;
-        (void) process_vm_writev(w->tid, &(struct iovec){&left, sizeof(left)}, 1,
-                                 &(struct iovec){(void *) (uintptr_t) addr, sizeof(left)}, 1, 0);
+        write_stopped(w, addr, &left, sizeof(left));
 }
 
 /* The end of the call, or anything before it: the registers as the program
