@@ -1260,7 +1260,9 @@ static json_object *wait_stats_to_json(const struct tns_supervisor_stats *s) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
         if (!o || add_uint64(o, "converted", s->waits_converted) < 0 ||
-            add_uint64(o, "unconverted", s->waits_unconverted) < 0)
+            add_uint64(o, "unconverted", s->waits_unconverted) < 0 ||
+            add_uint64(o, "pages_tail", s->wait_pages_tail) < 0 ||
+            add_uint64(o, "pages_stepped", s->wait_pages_stepped) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -1364,6 +1366,8 @@ int tns_stats_from_json(json_object *o, struct tns_stats_view *ret) {
         if (json_object_object_get_ex(o, "waits", &waits)) {
                 (void) read_uint64(waits, "converted", &st.sup.waits_converted);
                 (void) read_uint64(waits, "unconverted", &st.sup.waits_unconverted);
+                (void) read_uint64(waits, "pages_tail", &st.sup.wait_pages_tail);
+                (void) read_uint64(waits, "pages_stepped", &st.sup.wait_pages_stepped);
         }
         if (json_object_object_get_ex(o, "file_times", &file_times)) {
                 (void) read_uint64(file_times, "namespace_now", &st.sup.file_times_ns);

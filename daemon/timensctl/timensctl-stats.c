@@ -66,6 +66,8 @@ static void print_stats(const struct tns_stats_view *st) {
                s->execs_missing);
         printf("        Waits: %" PRIu64 " converted, %" PRIu64 " unconverted (held by a debugger)\n",
                s->waits_converted, s->waits_unconverted);
+        printf("               %" PRIu64 " wait pages mapped by their program, %" PRIu64 " by single steps\n",
+               s->wait_pages_tail, s->wait_pages_stepped);
         printf("   File times: %" PRIu64 " set to the namespace's now, %" PRIu64
                " to the host's (not the owner, or held by a debugger)\n",
                s->file_times_ns, s->file_times_host);

@@ -77,6 +77,8 @@ struct tns_supervisor_stats {
         char vdso_reads[16];
         uint64_t waits_converted; /* absolute waits run with a converted deadline */
         uint64_t waits_unconverted; /* absolute waits that could not be held (a debugger...) */
+        uint64_t wait_pages_tail; /* wait pages a held thread mapped itself (the wait tail) */
+        uint64_t wait_pages_stepped; /* ...that we mapped by single steps (no room for the tail) */
         uint64_t file_times_ns; /* file times set to "now": the namespace's now */
         uint64_t file_times_host; /* ...the host's (explicit times refused, or not held) */
 };

@@ -14,6 +14,7 @@
 #include "supervisor.h"
 #include "vdso-host.h"
 #include "wait-convert.h"
+#include "wait-tail.h"
 
 /* A process whose namespace differs from its listener's: one that called
  * unshare(CLONE_NEWTIME), a child it had before (pinned to the old one), or
@@ -153,7 +154,6 @@ struct wait_trace {
  * one container's members cannot take every slot, after which the waits
  * of every other namespace would run unconverted. */
 #define TNS_MAX_WAITS_PER_TREE 1024
-#define TNS_WAIT_PAGE_SIZE (16 * 4096)
 #define TNS_WAIT_SLOT_SIZE 32
 #define TNS_WAIT_SLOTS (TNS_WAIT_PAGE_SIZE / TNS_WAIT_SLOT_SIZE)
 /* How far a restarted supervisor's first slot is from its predecessor's:
@@ -165,6 +165,10 @@ struct wait_trace {
 #define TNS_WAIT_PAGE_CACHE 256
 struct tns_wait_page_cache {
         pid_t tgid;
+        /* wait_pages only: the thread of the process last sent the wait
+         * tail while its page is not found yet (0: none), which is not
+         * sent it again (its mmap failed). */
+        pid_t tail_tid;
         uint64_t addr;
 };
 

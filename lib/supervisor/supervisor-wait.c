@@ -316,6 +316,8 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
         char magic[16];
         int r;
 
+        const pid_t tail_tid = c->tgid == tgid ? c->tail_tid : 0;
+
         if (c->tgid == tgid && c->addr == WAIT_PAGE_NONE) {
                 *ret = 0;
                 return 0;
@@ -333,7 +335,8 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
         r = tns_proc_find_mapping(req->pid, WAIT_PAGE_NAME, 0, ret, NULL);
         if (r < 0 && r != -ENOENT)
                 return r;
-        *c = (struct tns_wait_page_cache){tgid, *ret ? *ret : WAIT_PAGE_NONE};
+        *c = (struct tns_wait_page_cache){
+                .tgid = tgid, .tail_tid = *ret ? 0 : tail_tid, .addr = *ret ? *ret : WAIT_PAGE_NONE};
         return 0;
 }
 
@@ -575,7 +578,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         }
         if (recovered)
                 l->s->wait_page_by_tid[(unsigned) req->pid % TNS_WAIT_PAGE_CACHE] =
-                        (struct tns_wait_page_cache){(pid_t) req->pid, page};
+                        (struct tns_wait_page_cache){.tgid = (pid_t) req->pid, .addr = page};
         /* A slot of ours the engine does not know (the supervisor was
          * restarted while the call was held): a wait already converted,
          * or times a predecessor wrote for a "now" (recovered below).
@@ -661,8 +664,36 @@ static void release(struct wait_trace *w, struct user_regs_struct *regs, int sig
         wait_free(w);
 }
 
+/* The wait page mapped by the thread itself (lib/kernel/wait-tail.h):
+ * let go, it maps the page, closes the fd and makes its call again, which
+ * comes back to be held with the page there. A supervisor that dies at
+ * any instant leaves it nothing half done, where the single steps of
+ * map_page() left a trap flag (SIGTRAP at its next instruction: the
+ * kernel's exit_ptrace() does not clear it) or our registers. -ENOENT: no
+ * room for the tail, no kernel vDSO of this host's in the program, or
+ * this thread was sent it last and no page came of it (a failed mmap):
+ * map_page() then. */
+static int map_page_by_tail(struct wait_trace *w, const struct user_regs_struct *regs) {
+        const struct tns_vdso_host *h = supervisor_vdso(w->s);
+        struct tns_wait_page_cache *c = &w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE];
+        int r;
+
+        if (!h || (c->tgid == w->tgid && c->tail_tid == w->tid))
+                return -ENOENT;
+        r = tns_wait_tail_send(h, w->tid, regs, w->nr, w->target_fd);
+        if (r < 0)
+                return r;
+        /* Other threads held meanwhile are sent it too: two pages at
+         * worst (the first in the maps is used), where a thread left to
+         * wait for another's page would wait while that one is stopped. */
+        *c = (struct tns_wait_page_cache){.tgid = w->tgid, .tail_tid = w->tid};
+        memset(w->s->wait_page_by_tid, 0, sizeof(w->s->wait_page_by_tid));
+        return 0;
+}
+
 /* Maps the wait page in the stopped thread (through its own `syscall`
- * instruction, just before its ip) and closes the fd we gave it. */
+ * instruction, just before its ip) and closes the fd we gave it, by
+ * single steps: where the wait tail cannot go (map_page_by_tail()). */
 static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
         const uint64_t map[6] = {0, TNS_WAIT_PAGE_SIZE, PROT_READ, MAP_PRIVATE, (uint64_t) w->target_fd, 0};
         const uint64_t cls[6] = {(uint64_t) w->target_fd};
@@ -683,8 +714,10 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
         if (x < 0 && x > -4096)
                 return (int) x;
         w->page = (uint64_t) x;
+        w->s->stats.wait_pages_stepped++;
         w->target_fd = -EBADF;
-        w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE] = (struct tns_wait_page_cache){w->tgid, w->page};
+        w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE] =
+                (struct tns_wait_page_cache){.tgid = w->tgid, .addr = w->page};
         memset(w->s->wait_page_by_tid, 0, sizeof(w->s->wait_page_by_tid));
         return 0;
 }
@@ -758,6 +791,13 @@ static void on_interrupt_stop(struct wait_trace *w) {
             (int64_t) regs.orig_rax != w->nr)
                 return release(w, NULL, 0);
         if (w->target_fd >= 0) {
+                r = map_page_by_tail(w, &regs);
+                if (r >= 0) {
+                        w->s->stats.wait_pages_tail++;
+                        log_wait(w->s, w->tid, w->nr, LOG_DEBUG, 0,
+                                 "Sent the wait tail, the program maps its wait page");
+                        return release(w, NULL, 0);
+                }
                 r = map_page(w, &regs);
                 if (r < 0) {
                         log_wait(w->s, w->tid, w->nr, LOG_WARNING, r, "Failed to map the wait page");

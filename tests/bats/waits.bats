@@ -215,6 +215,10 @@ except KeyboardInterrupt:
         run -0 tns stats
         echo "$output" | grep -Eq '^clock_nanosleep +[1-9]' || fail "the absolute sleep did not reach the daemon"
         echo "$output" | grep -Eq 'Waits: [1-9][0-9]+ converted, 0 unconverted' || fail "waits not converted"
+        # Each probe's first held wait: its page mapped by the probe itself
+        # (the wait tail), never by single steps where the tail fits.
+        echo "$output" | grep -Eq '[1-9][0-9]* wait pages mapped by their program, 0 by single steps' ||
+                fail "wait pages not mapped by the wait tail"
 }
 
 @test "the supervisor killed during a converted wait: the wait still ends on time" {

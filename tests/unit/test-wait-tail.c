@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The wait tail (lib/kernel/wait-tail.h) as a thread runs it when its
+ * tracer is gone the instant after sending it there: the thread maps the
+ * page, closes the fd and makes its call again with its own arguments,
+ * registers and flags, and goes on by itself. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc-util.h"
+#include "test.h"
+#include "util.h"
+#include "vdso-host.h"
+#include "wait-tail.h"
+
+#define MAGIC "timens-wait-tst" /* 16 bytes with its NUL */
+#define KEEP8 UINT64_C(0x8888888888888888)
+#define KEEP9 UINT64_C(0x9999999999999999)
+#define KEEP10 UINT64_C(0x1010101010101010)
+
+/* read(fd, buf, len) by its own `syscall` instruction, with the carry
+ * flag set and r8-r10 holding values the kernel keeps: 0 if those came
+ * back as they went, and the call's result in *ret. */
+static int read_keeping(int fd, void *buf, size_t len, long *ret) {
+        register uint64_t r8 __asm__("r8") = KEEP8, r9 __asm__("r9") = KEEP9, r10 __asm__("r10") = KEEP10;
+        bool carry;
+        long rax = SYS_read;
+
+        __asm__ volatile("stc\n\tsyscall"
+                         : "+a"(rax), "=@ccc"(carry), "+r"(r8), "+r"(r9), "+r"(r10)
+                         : "D"(fd), "S"(buf), "d"(len)
+                         : "rcx", "r11", "memory");
+        *ret = rax;
+        return carry && r8 == KEEP8 && r9 == KEEP9 && r10 == KEEP10 ? 0 : -1;
+}
+
+/* The child: what it reads, and what the tail left it. Exit 0 when all is
+ * as it should be, else the number of the first thing that was not. */
+static int child(int in, int memfd) {
+        char buf[8] = {};
+        uint64_t page = 0;
+        long n = 0;
+
+        if (read_keeping(in, buf, sizeof(buf), &n) < 0)
+                return 2; /* registers or flags not the program's */
+        if (n != 1 || buf[0] != 'x')
+                return 3; /* the call not made again, or not with its own arguments */
+        if (fcntl(memfd, F_GETFD) >= 0 || errno != EBADF)
+                return 4; /* the fd not closed */
+        if (tns_proc_find_mapping(getpid(), "/memfd:timens-wait", 0, &page, NULL) < 0 || !page)
+                return 5;
+        if (memcmp((const void *) (uintptr_t) page, MAGIC, 16) != 0)
+                return 6;
+        return 0;
+}
+
+static int make_memfd(void) {
+        int fd = memfd_create("timens-wait", 0); /* inherited by the child */
+
+        if (fd < 0 || ftruncate(fd, TNS_WAIT_PAGE_SIZE) < 0 || pwrite(fd, MAGIC, 16, 0) != 16)
+                return -1;
+        return fd;
+}
+
+/* The child blocked in its read (the first field of /proc/PID/syscall). */
+static bool in_read(pid_t pid) {
+        for (int i = 0; i < 2000; i++) {
+                char path[64], text[16] = {};
+                _cleanup_close_ int fd = -EBADF;
+
+                snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd >= 0 && read(fd, text, sizeof(text) - 1) > 1 && text[0] == '0' && text[1] == ' ')
+                        return true;
+                (void) nanosleep(&(struct timespec){0, 1000000}, NULL);
+        }
+        return false;
+}
+
+TEST(tail_run_without_a_tracer_maps_the_page_and_makes_the_call_again) {
+        struct tns_vdso_host h;
+        struct user_regs_struct regs;
+        int p[2], memfd, status, r;
+        pid_t pid;
+
+        r = tns_vdso_host_init_unproven(&h);
+        if (r == -ENOENT)
+                SKIP("no vDSO in this process (vdso=0?)");
+        ASSERT_EQ(r, 0);
+        if (!h.tail) {
+                tns_vdso_host_done(&h);
+                SKIP("this kernel's vDSO has no padding for the tail");
+        }
+        ASSERT_EQ(pipe(p), 0);
+        memfd = make_memfd();
+        ASSERT_TRUE(memfd >= 0);
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0)
+                _exit(child(p[0], memfd));
+        ASSERT_TRUE(in_read(pid));
+        /* Interrupted in its read: stopped in get_signal() with a restart
+         * code in rax, as a held wait is at its interrupt stop. */
+        ASSERT_EQ(ptrace(PTRACE_SEIZE, pid, 0, 0), 0);
+        ASSERT_EQ(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+        ASSERT_EQ(waitpid(pid, &status, __WALL), pid);
+        ASSERT_TRUE(WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP);
+        ASSERT_EQ(ptrace(PTRACE_GETREGS, pid, 0, &regs), 0);
+        EXPECT_EQ((long) regs.orig_rax, (long) SYS_read);
+        ASSERT_EQ(tns_wait_tail_send(&h, pid, &regs, (long) regs.orig_rax, memfd), 0);
+        /* The tracer goes: nothing more is done for the child. */
+        ASSERT_EQ(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
+        close(memfd);
+        ASSERT_EQ(write(p[1], "x", 1), 1);
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), 0);
+        close(p[0]);
+        close(p[1]);
+        tns_vdso_host_done(&h);
+}
+
+TEST(no_tail_without_a_syscall_instruction_before_ip) {
+        struct tns_vdso_host h;
+        struct user_regs_struct regs = {.rip = 1, .cs = 0x33};
+
+        if (tns_vdso_host_init_unproven(&h) < 0)
+                SKIP("no vDSO in this process");
+        EXPECT_EQ(tns_wait_tail_send(&h, getpid(), &regs, SYS_read, 0), -ENOENT);
+        regs.rip = 0x1000;
+        regs.cs = 0x23; /* a 32-bit caller */
+        EXPECT_EQ(tns_wait_tail_send(&h, getpid(), &regs, SYS_read, 0), -ENOENT);
+        tns_vdso_host_done(&h);
+}
