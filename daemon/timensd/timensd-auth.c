@@ -234,6 +234,22 @@ int peer_check_mount_ns(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_
         return 0;
 }
 
+/* A group member is trusted with clocks, its own: the clocks of another's
+ * namespace are that uid's processes' clocks (docs/SECURITY.md). Shared
+ * lets others join, not take it over. */
+int peer_may_change(struct manager *m, uid_t uid, struct tns_ns *ns, const char *what, char err[PEER_ERR_MAX]) {
+        struct tns_ns_info info;
+
+        tns_registry_info(m->registry, ns, &info);
+        if (uid == 0 || info.owner == uid)
+                return 0;
+        snprintf(err, PEER_ERR_MAX,
+                 "namespace '%s' belongs to uid %u: only uid %u and root may %s it (its processes' clocks are "
+                 "theirs)",
+                 info.name ?: "", (unsigned) info.owner, (unsigned) info.owner, what);
+        return -EPERM;
+}
+
 int peer_may_join(struct manager *m, uid_t uid, struct tns_ns *ns, char err[PEER_ERR_MAX]) {
         struct tns_ns_info info;
 

@@ -93,6 +93,19 @@ static int find_target(struct op_ctx *x, struct tns_ns **ret) {
         return 0;
 }
 
+/* The namespace a request names, for a change: the peer must own it. */
+static int find_target_to_change(struct op_ctx *x, const char *what, struct tns_ns **ret) {
+        char why[PEER_ERR_MAX];
+        int r;
+
+        r = find_target(x, ret);
+        if (r < 0)
+                return r;
+        if (peer_may_change(x->m, x->p->uid, *ret, what, why) < 0)
+                return fail(x, TNS_ERR_PERMISSION_DENIED, "%s", why);
+        return 0;
+}
+
 /* The offsets a request gives, made effective now: a date becomes the
  * offset that makes the clock read it. Returns the mask of given clocks. */
 static unsigned request_offsets_for(const struct tns_request *req, const struct tns_ns *ns,
@@ -283,7 +296,7 @@ static int op_destroy(struct op_ctx *x) {
         uint64_t id;
         int r;
 
-        r = find_target(x, &ns);
+        r = find_target_to_change(x, "destroy", &ns);
         if (r < 0)
                 return r;
         tns_registry_info(x->m->registry, ns, &info);
@@ -337,7 +350,7 @@ static int op_set(struct op_ctx *x) {
         struct tns_ns *ns;
         int r;
 
-        r = find_target(x, &ns);
+        r = find_target_to_change(x, "set", &ns);
         if (r < 0)
                 return r;
         mask = request_offsets_for(x->req, ns, v);

@@ -187,6 +187,9 @@ int peer_check_owner(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX
 int peer_check_mount_ns(struct peer *p, int pidfd, pid_t pid, char err[PEER_ERR_MAX]);
 /* Whether uid may join held namespace ns (its owner's, or shared). */
 int peer_may_join(struct manager *m, uid_t uid, struct tns_ns *ns, char err[PEER_ERR_MAX]);
+/* Whether uid may change or destroy ns (`what`: "set", "destroy"): root
+ * and its owner only, shared or not. */
+int peer_may_change(struct manager *m, uid_t uid, struct tns_ns *ns, const char *what, char err[PEER_ERR_MAX]);
 
 /* timensd-ops.c: one request line in, one reply out — or none yet
  * (*ret_reply NULL) when a wait request filled *wait (pending) and the

@@ -73,6 +73,24 @@ as() {
         run -0 as "$WRITER" "$TIMENSCTL" destroy grouped
 }
 
+@test "a group member may not set or destroy a namespace it does not own, shared or not" {
+        run -0 tns create rootown --realtime +1h
+        run -0 tns create rootshared --realtime +1h --shared
+        for n in rootown rootshared; do
+                run -1 --separate-stderr as "$WRITER" "$TIMENSCTL" set "$n" --realtime +500d
+                [[ $stderr == *"belongs to uid 0: only uid 0 and root may set it"*"(permission-denied)"* ]] ||
+                        fail "set of $n: $stderr"
+                run -1 --separate-stderr as "$WRITER" "$TIMENSCTL" destroy --force "$n"
+                [[ $stderr == *"may destroy it"*"(permission-denied)"* ]] || fail "destroy of $n: $stderr"
+                run -0 tns show "$n"
+                [[ $output == *"Realtime: +1h"* ]]
+        done
+        # Root may change the group member's.
+        run -0 as "$WRITER" "$TIMENSCTL" create theirs --realtime +1d
+        run -0 tns set theirs --realtime +2d
+        run -0 tns destroy theirs
+}
+
 @test "another user's run falls back to its own supervisor, and works" {
         local t
         t=$(as "$READER" "$TIMENSCTL" run --name theirs --realtime +2d -- "$HELPERS/clockprobe" --sec realtime)
