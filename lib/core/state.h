@@ -29,7 +29,7 @@ struct tns_state_ns {
         char name[TNS_STATE_NAME_MAX + 1]; /* "" if none */
         bool held; /* the registry has a record of it */
         int origin, grant; /* the registry's enums, if held */
-        uid_t owner; /* if held; 0 in records of before owners were kept */
+        uid_t owner; /* struct tns_ns's; 0 in records of before owners were kept */
         bool shared;
         int64_t created_realtime_ns;
         uint64_t sets;

@@ -218,6 +218,7 @@ int tns_ns_new(uint64_t id, const char *name, struct tns_ns *parent, const int64
         if (!ns)
                 return -ENOMEM;
         ns->id = id;
+        ns->owner = geteuid();
         ns->n_refs = 1;
         ns->page_ro_fd = -EBADF;
         ns->kns_fd = -EBADF;

@@ -44,6 +44,12 @@ struct tns_ns {
         int64_t delta[TNS_CLASS_MAX]; /* relative to the parent (the host for a root) */
         bool tz_set;
         struct timezone tz;
+        /* The uid whose namespace it is: its maker (the registry's
+         * requester, the user of an embedded supervisor, the caller of the
+         * unshare that made it). Its clocks may be set from inside with a
+         * capability held in a user namespace only that uid or root made
+         * (supervisor.c, may_set_clocks()). */
+        uid_t owner;
         int page_fd; /* the memfd described above (a file of *store, if set) */
         dev_t page_dev; /* its device and inode: how /proc/PID/maps names it */
         uint64_t page_ino;

@@ -216,6 +216,32 @@ int tns_ns_fd_same(int a, int b) {
         return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+int tns_userns_of(pid_t tid, bool *ret_ours, uid_t *ret_owner) {
+        _cleanup_close_ int fd = -EBADF, ours = -EBADF;
+        char path[64];
+        uid_t uid;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/ns/user", (int) tid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        ours = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+        if (ours < 0)
+                return negative_errno();
+        r = tns_ns_fd_same(fd, ours);
+        if (r < 0)
+                return r;
+        *ret_ours = r;
+        *ret_owner = 0;
+        if (r)
+                return 0;
+        if (ioctl(fd, NS_GET_OWNER_UID, &uid) < 0)
+                return negative_errno();
+        *ret_owner = uid;
+        return 0;
+}
+
 int tns_ns_fd_owner_uid(int ns_fd, uid_t *ret) {
         _cleanup_close_ int userns = -EBADF;
         uid_t uid;

@@ -57,6 +57,12 @@ int tns_pidfd_time_ns(int pidfd);
 /* Whether two namespace fds name the same namespace: 1, 0 or -errno. */
 int tns_ns_fd_same(int a, int b);
 
+/* The user namespace thread tid is in, seen from ours: *ret_ours if it is
+ * ours, else in *ret_owner the uid that made it (NS_GET_OWNER_UID, in our
+ * namespace's ids). Read through /proc/TID/ns/user: a caller that means a
+ * notification's thread checks ID_VALID after. */
+int tns_userns_of(pid_t tid, bool *ret_ours, uid_t *ret_owner);
+
 /* The uid that owns the user namespace owning namespace fd ns_fd
  * (NS_GET_USERNS, NS_GET_OWNER_UID: ioctl_ns(2)); 0 for the initial one. */
 int tns_ns_fd_owner_uid(int ns_fd, uid_t *ret);

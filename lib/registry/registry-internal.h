@@ -10,7 +10,6 @@ struct tns_ns_record {
         struct tns_ns *ns; /* owns the supervisor's creation reference */
         enum tns_origin origin;
         enum tns_grant grant;
-        uid_t owner; /* who made it; joining needs that uid or shared */
         bool shared;
         int64_t created_realtime_ns;
         uint64_t sets;

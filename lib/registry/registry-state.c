@@ -17,7 +17,6 @@ static void save_record(struct tns_ns *ns, struct tns_state_ns *ret, void *userd
                 return;
         ret->origin = (int) rec->origin;
         ret->grant = (int) rec->grant;
-        ret->owner = rec->owner;
         ret->shared = rec->shared;
         ret->created_realtime_ns = rec->created_realtime_ns;
         ret->sets = rec->sets;
@@ -39,7 +38,6 @@ static int restore_record(struct tns_ns *ns, const struct tns_state_ns *st, void
                                       .ns = ns,
                                       .origin = st->origin,
                                       .grant = st->grant,
-                                      .owner = st->owner,
                                       .shared = st->shared,
                                       .created_realtime_ns = st->created_realtime_ns,
                                       .sets = st->sets};

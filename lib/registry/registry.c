@@ -136,7 +136,7 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
                           : ns->parent ? TNS_ORIGIN_UNSHARE
                                        : TNS_ORIGIN_DETACHED,
                 .grant = rec ? rec->grant : TNS_GRANT_NONE,
-                .owner = rec ? rec->owner : 0,
+                .owner = ns->owner,
                 .shared = rec && rec->shared,
                 .calls = ns->n_calls,
                 .failures = ns->n_failures,
@@ -192,7 +192,7 @@ int tns_registry_create(struct tns_registry *r, const char *name, const int64_t 
 int tns_registry_set_owner(struct tns_registry *r, struct tns_ns *ns, uid_t owner, bool shared) {
         if (!ns->record)
                 return -EPERM;
-        ns->record->owner = owner;
+        ns->owner = owner;
         ns->record->shared = shared;
         tns_supervisor_changed(r->s, NULL, -EBADF);
         return 0;

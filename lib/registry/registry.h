@@ -59,7 +59,7 @@ struct tns_ns_info {
         const char *name; /* NULL if none; valid until the next change */
         enum tns_origin origin;
         enum tns_grant grant;
-        uid_t owner; /* the uid that made it (0 if not held) */
+        uid_t owner; /* the uid that made it (struct tns_ns) */
         bool shared; /* others may join it */
         int64_t offset[TNS_CLASS_MAX]; /* effective: namespace clock = host + offset */
         unsigned listeners; /* listener fds feeding this namespace */

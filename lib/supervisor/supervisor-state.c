@@ -71,6 +71,7 @@ int tns_supervisor_save_state(struct tns_supervisor *s, tns_supervisor_save_ns_f
                 if (ns->name)
                         snprintf(n->name, sizeof(n->name), "%s", ns->name);
                 n->flags = ns->memfd_size > TNS_MEMFD_IMAGE ? 0 : TNS_NS_NO_VDSO;
+                n->owner = ns->owner;
                 n->tz_set = ns->tz_set;
                 n->tz_minuteswest = ns->tz.tz_minuteswest;
                 n->tz_dsttime = ns->tz.tz_dsttime;
@@ -168,6 +169,7 @@ static void restore_namespaces(struct tns_supervisor *s, const struct tns_state 
                                 " has another vDSO image (an upgrade): programs started in it from "
                                 "now on read clocks by syscall",
                                 x->id);
+                ns->owner = x->owner;
                 ns->tz_set = x->tz_set;
                 ns->tz = (struct timezone){x->tz_minuteswest, x->tz_dsttime};
                 supervisor_link_ns(s, ns);

@@ -18,6 +18,7 @@
 #include "exec-missing.h"
 #include "inject.h"
 #include "kns.h"
+#include "pidfd-util.h"
 #include "proc-util.h"
 #include "supervisor-internal.h"
 #include "time-util.h"
@@ -27,6 +28,7 @@
 struct call {
         struct listener *l;
         const struct seccomp_notif *req;
+        const struct tns_ns *ns; /* the caller's, once resolved */
         bool gone; /* the id went stale: the caller died or was interrupted */
         bool have_caps;
         struct tns_proc_status status;
@@ -91,7 +93,24 @@ static int env_read_mem(void *userdata, uint64_t addr, void *buf, size_t len) {
         return n == (ssize_t) len ? 0 : -EFAULT;
 }
 
+/* CAP_SYS_TIME counts for a namespace's clocks as the kernel counts it
+ * for a time namespace its owner made: held in our user namespace (the
+ * host's), or in one that root or the namespace's owner made (a
+ * container's, the owner's `unshare -U -r`). Not in one a member made
+ * itself: anyone gets every capability in a user namespace of its own,
+ * and with this one a member set the clocks of every member, root's
+ * processes too (helper-37's audit). */
+static bool may_set_clocks(struct call *c) {
+        bool ours = false;
+        uid_t owner = 0;
+
+        if (!c->ns || tns_userns_of(c->req->pid, &ours, &owner) < 0 || supervisor_id_valid(c->l->fd, c->req->id) < 0)
+                return false;
+        return ours || owner == 0 || owner == c->ns->owner;
+}
+
 static int env_capabilities(void *userdata, uint64_t *ret) {
+        const uint64_t sys_time = UINT64_C(1) << TNS_CAP_SYS_TIME;
         struct call *c = userdata;
         int r;
 
@@ -99,6 +118,8 @@ static int env_capabilities(void *userdata, uint64_t *ret) {
         if (r < 0)
                 return r;
         *ret = c->status.cap_eff;
+        if ((*ret & sys_time) && !may_set_clocks(c))
+                *ret &= ~sys_time;
         return 0;
 }
 
@@ -317,6 +338,8 @@ static int do_unshare(struct listener *l, const struct seccomp_notif *req, struc
         r = tns_ns_new(++s->next_ns_id, NULL, cur, NULL, s->image, supervisor_pages(s), &ns);
         if (r < 0)
                 return r;
+        /* Its maker's, as the kernel's is its maker's user namespace's. */
+        ns->owner = st.euid != (uid_t) -1 ? st.euid : cur->owner;
         supervisor_link_ns(s, ns);
         r = supervisor_member_set(l, st.tgid, ns);
         tns_ns_unref(ns); /* the member holds it, and the trace below */
@@ -438,6 +461,7 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         if (d->id == TNS_SYS_ARCH_PRCTL)
                 return supervisor_first_call(l, req); /* supervisor-first-call.c */
         ns = supervisor_resolve_ns(l, req->pid);
+        c->ns = ns;
         ns->n_calls++; /* for the control API (registry) */
         if (d->id == TNS_SYS_EXECVE || d->id == TNS_SYS_EXECVEAT) {
                 /* The exec itself runs unchanged; where we cannot inject

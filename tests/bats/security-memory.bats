@@ -201,3 +201,48 @@ except OSError as e:
                 stop_bg
         done
 }
+
+# settime_as_nobody [timensctl run options...]: a member run as nobody in a
+# namespace root made, with every capability in a user namespace of its
+# own, sets CLOCK_REALTIME; prints date's status, then the namespace's
+# realtime as root's member reads it.
+settime_as_nobody() {
+        "$TIMENSCTL" run "$@" -- sh -c '
+                setpriv --reuid=65534 --regid=65534 --clear-groups \
+                        unshare -U -r date -s @2000000000 >/dev/null 2>&1
+                echo "$?"
+                date +%s'
+}
+
+@test "a member's own user namespace gives it no right to the clocks of a namespace it does not own" {
+        requires_user_ns
+        local host_before host_after now
+        host_before=$(date +%s)
+        now=$(date +%s)
+        # Embedded supervisor (root's run) and timensd (root's namespace,
+        # joined): EPERM, as the kernel gives for a time namespace its
+        # owner made, and the clock stays.
+        run -0 env TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" bash -c "$(declare -f settime_as_nobody);
+                TIMENSCTL=$TIMENSCTL settime_as_nobody --realtime +1h"
+        [ "${lines[0]}" = 1 ] || fail "nobody's settime in root's embedded namespace: $output"
+        ((lines[1] - now > 3500 && lines[1] - now < 3700)) || fail "the clock moved: $output"
+        start_daemon
+        run -0 tns create svc --realtime +1h
+        run -0 settime_as_nobody --join svc
+        [ "${lines[0]}" = 1 ] || fail "nobody's settime in root's namespace: $output"
+        ((lines[1] - now > 3500 && lines[1] - now < 3700)) || fail "the clock moved: $output"
+        run -0 tns run --join svc -- date +%s
+        ((output - now > 3500 && output - now < 3700)) || fail "root's member reads $output"
+        # Root's own process in a user namespace root made, and nobody in
+        # a namespace of its own: theirs to set.
+        run -0 tns run --join svc -- unshare -U -r date -s @2000000000
+        run -0 tns run --join svc -- date +%s
+        ((output >= 2000000000 && output < 2000000100)) || fail "root's settime did not take: $output"
+        if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TIMENSCTL"; then
+                run -0 env TIMENS_SOCKET="$BATS_TEST_TMPDIR/none.sock" setpriv --reuid=65534 --regid=65534 \
+                        --clear-groups "$TIMENSCTL" run -- sh -c 'unshare -U -r date -s @2000000000 >/dev/null && date +%s'
+                ((output >= 2000000000 && output < 2000000100)) || fail "nobody's own settime did not take: $output"
+        fi
+        host_after=$(date +%s)
+        ((host_after - host_before < 60)) || fail "the host clock moved: $host_before -> $host_after"
+}
