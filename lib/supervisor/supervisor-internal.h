@@ -46,6 +46,9 @@ struct listener {
          * (unshare, setns): from then on, a caller's kernel offsets are
          * looked up (supervisor-kns.c). */
         bool kernel_nested;
+        /* An unshare of its members was not given a namespace of ours:
+         * warned about once, then at debug level (a member in a loop). */
+        bool unshare_warned;
         /* root_pid's mount namespace when the listener came (0 if it was
          * gone): one cover of /proc per mount namespace, whichever of its
          * listeners holds it (supervisor-procfs.c). */

@@ -285,6 +285,24 @@ unsigned tns_supervisor_count_namespaces(const struct tns_supervisor *s) {
         return n;
 }
 
+/* The namespaces made by unshare (children: a root is made by request). */
+static unsigned count_unshared(const struct tns_supervisor *s) {
+        unsigned n = 0;
+
+        for (const struct tns_ns *ns = s->namespaces; ns; ns = ns->next)
+                n += ns->parent != NULL;
+        return n;
+}
+
+/* A namespace and its descendants. */
+static unsigned count_tree(const struct tns_ns *ns) {
+        unsigned n = 1;
+
+        for (const struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
+                n += count_tree(k);
+        return n;
+}
+
 struct pin_ctx {
         struct listener *l;
         struct tns_ns *ns;
@@ -317,8 +335,10 @@ static int do_unshare(struct listener *l, const struct seccomp_notif *req, struc
         struct tns_ns *ns;
         int r;
 
-        if (tns_supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES)
-                return -ENOSPC; /* the kernel's unshare still runs: its children get its offsets only */
+        /* The kernel's unshare still runs: its children get its offsets only. */
+        if (tns_supervisor_count_namespaces(s) >= TNS_MAX_NAMESPACES || count_unshared(s) >= TNS_MAX_UNSHARED ||
+            count_tree(tns_ns_root(cur)) > TNS_MAX_NAMESPACES_PER_TREE)
+                return -ENOSPC;
         r = tns_proc_status(req->pid, &st);
         if (r < 0)
                 return r;
@@ -493,9 +513,12 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
                         r = do_unshare(l, req, ns);
                         if (r < 0)
                                 tns_log_full(
-                                        &l->s->log, LOG_WARNING, r,
+                                        &l->s->log, l->unshare_warned ? LOG_DEBUG : LOG_WARNING, r,
                                         &(struct tns_log_ctx){.pid = req->pid, .syscall = "unshare"},
-                                        "Failed to give the caller a namespace of its own, it stays in its own: %m");
+                                        "Failed to give the caller a namespace of its own, it stays in its own%s: %m",
+                                        r == -ENOSPC ? " (too many namespaces made by unshare)" : "");
+                        if (r < 0)
+                                l->unshare_warned = true;
                 }
                 return TNS_REPLY_CONTINUE;
         }

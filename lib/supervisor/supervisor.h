@@ -20,6 +20,11 @@ struct tns_supervisor;
 
 /* Hard caps on what containers can make the supervisor allocate. */
 #define TNS_MAX_NAMESPACES 4096
+/* Namespaces made by unshare inside: under one root, and in all, so that a
+ * member in a loop of unshares fills neither its tree nor the daemon (a
+ * quarter stays for the namespaces root and the group make). */
+#define TNS_MAX_NAMESPACES_PER_TREE 256
+#define TNS_MAX_UNSHARED (TNS_MAX_NAMESPACES / 4 * 3)
 #define TNS_MAX_MEMBERS_PER_LISTENER 4096
 
 typedef void (*tns_supervisor_idle_fn)(struct tns_supervisor *s, void *userdata);

@@ -246,3 +246,32 @@ settime_as_nobody() {
         host_after=$(date +%s)
         ((host_after - host_before < 60)) || fail "the host clock moved: $host_before -> $host_after"
 }
+
+@test "a member's loop of unshares fills neither its tree nor the daemon, and is warned about once" {
+        requires_user_ns
+        start_daemon
+        run -0 tns create box
+        local out=$BATS_TEST_TMPDIR/unshares n
+        # 400 unshare(CLONE_NEWTIME), each giving the process a namespace
+        # made inside its last one, then it stays. Its output goes to a file
+        # root's shell opens (nobody may not create one here).
+        local script='
+import ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+print(sum(libc.unshare(0x80) == 0 for _ in range(400)), flush=True)
+time.sleep(60)'
+        bg "$TIMENSCTL" run --join box -- sh -c 'exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+                unshare -U -r /usr/bin/python3 -c "$1" >"$0"' "$out" "$script"
+        for ((n = 0; n < 600; n++)); do
+                [ -s "$out" ] && break
+                sleep 0.1
+        done
+        [ "$(cat "$out")" = 400 ] || fail "the kernel's unshares: $(cat "$out")"
+        n=$(tns --json list | json_get 'len(j["namespaces"])')
+        ((n >= 200 && n <= 257)) || fail "$n namespaces after 400 unshares in one tree"
+        run -0 tns create other
+        [ "$(grep -c 'Failed to give the caller a namespace of its own' "$DAEMON_DIR/log")" -ge 1 ]
+        # Once at warning level (<4>), the rest at debug level (<7>).
+        [ "$(grep -c '^<4>.*Failed to give the caller a namespace of its own' "$DAEMON_DIR/log")" -eq 1 ] ||
+                fail "warned more than once: $(grep -c '^<4>.*namespace of its own' "$DAEMON_DIR/log")"
+}
