@@ -122,6 +122,27 @@ static void walk_mappers(struct walk *w) {
         }
 }
 
+static int cmp_pid(const void *a, const void *b) {
+        const pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+/* Each process once: an attached one is both a listener's root and its
+ * parent's child. The kept ones sorted and made unique; the count, a lower
+ * bound past max, less the repeats found among them. */
+static void walk_unique(struct walk *w) {
+        size_t kept = w->n < w->max ? w->n : w->max, u = 0;
+
+        if (kept == 0)
+                return;
+        qsort(w->pids, kept, sizeof(*w->pids), cmp_pid);
+        for (size_t i = 1; i < kept; i++)
+                if (w->pids[i] != w->pids[u])
+                        w->pids[++u] = w->pids[i];
+        w->n -= kept - (u + 1);
+}
+
 int tns_supervisor_processes(struct tns_supervisor *s, struct tns_ns *ns, pid_t *pids, size_t max, bool scan_maps) {
         struct walk w = {s, ns, pids, max, 0};
 
@@ -140,6 +161,7 @@ int tns_supervisor_processes(struct tns_supervisor *s, struct tns_ns *ns, pid_t 
                 (void) tns_proc_for_each_child(w.pids[i], walk_child, &w);
         if (scan_maps && w.n < w.max)
                 walk_mappers(&w);
+        walk_unique(&w);
         return (int) (w.n > INT32_MAX ? INT32_MAX : w.n);
 }
 

@@ -151,6 +151,11 @@ check_clockloop() {
         near "exec'd after the attach (syscall)" "$(sed -n 2p "$d/late")" "$want"
         run -0 tns show tree
         [[ $output == *"Processes: "* ]]
+        # Each once: an attached process is a listener's root and its
+        # parent's child (helper-37 saw one twice).
+        run -0 tns --json show tree
+        echo "$output" | json_get 'len(set(j["namespace"]["processes"])) == len(j["namespace"]["processes"]) >= 3 or sys.exit(1)' ||
+                fail "processes listed twice: $output"
 }
 
 # Only a process can enter a kernel time namespace; an attached one makes
