@@ -33,6 +33,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "attach-creds.h"
 #include "exec-watch.skel.h"
 #include "proc-util.h"
 #include "timensd.h"
@@ -216,18 +217,41 @@ static void continue_parent(struct entrants *e, pid_t pid) {
         }
 }
 
+/* Whose entrants a namespace takes: root's takes anyone's (a container's
+ * runc exec, nsenter), another uid's only its own processes, checked as
+ * attach checks a group member's (lib/kernel/attach-creds.h), with the
+ * entrant's group (it is stopped: its ids stand still). Otherwise a user
+ * whose pid namespace is watched (its own `unshare -p` under timensd)
+ * would get root's nsenter into it under its clocks. */
+static int entrant_owner(struct tns_ns *ns, pid_t pid, struct tns_attach_owner *ret) {
+        struct tns_proc_status st;
+        int r;
+
+        if (ns->owner == 0)
+                return 0;
+        r = tns_proc_status(pid, &st);
+        if (r < 0)
+                return r;
+        *ret = (struct tns_attach_owner){.uid = ns->owner, .gid = st.egid};
+        return 1;
+}
+
 static void handle_entrant(struct entrants *e, pid_t pid, uint32_t pidns, uint64_t ns_id, unsigned flags) {
         _cleanup_free_ struct tns_attach_report *rep = calloc(1, sizeof(*rep));
         struct tns_ns *ns = tns_registry_find_id(e->m->registry, ns_id);
         struct tns_log_ctx ctx = {.pid = pid};
+        struct tns_attach_owner owner;
         int r;
 
         if (!ns || !ns_in_pidns(e, ns, pidns)) {
                 tns_log(&e->m->log, LOG_DEBUG, "Pid namespace %u has no namespace of ours any more", pidns);
                 unwatch(e, pidns);
                 r = -ESRCH;
-        } else
-                r = rep ? tns_registry_attach(e->m->registry, ns, pid, flags, NULL, rep) : -ENOMEM;
+        } else {
+                r = entrant_owner(ns, pid, &owner);
+                if (r >= 0)
+                        r = rep ? tns_registry_attach(e->m->registry, ns, pid, flags, r ? &owner : NULL, rep) : -ENOMEM;
+        }
         if (r >= 0) {
                 if (rep->root_continued)
                         continue_parent(e, pid);
@@ -239,13 +263,24 @@ static void handle_entrant(struct entrants *e, pid_t pid, uint32_t pidns, uint64
         }
         e->failed++;
         /* -EBUSY: a member whose exec we did not hold (it has the filter). */
-        if (r != -EBUSY && r != -ESRCH)
+        if (r == -EACCES && ns)
+                tns_log_full(&e->m->log, LOG_INFO, 0, &ctx,
+                             "Entrant into pid namespace %u not attached: namespace %" PRIu64
+                             " belongs to uid %u, and %s",
+                             pidns, ns_id, (unsigned) ns->owner, rep && rep->root_denied ? rep->root_denied : "");
+        else if (r != -EBUSY && r != -ESRCH)
                 tns_log_full(&e->m->log, LOG_WARNING, r, &ctx,
                              "Failed to attach the entrant into pid namespace %u, it reads the host's clocks: %m",
                              pidns);
-        /* Whatever happened, it must not stay stopped by us. */
-        if (flags & TNS_ATTACH_AT_EXEC)
+        /* Whatever happened, it must not stay stopped by us, nor a parent
+         * that stopped with it (continue_parent()). */
+        if (flags & TNS_ATTACH_AT_EXEC) {
+                const bool stopped = proc_state(pid) == 'T';
+
                 (void) kill(pid, SIGCONT);
+                if (stopped)
+                        continue_parent(e, pid);
+        }
 }
 
 static int on_ring_event(void *ctx, void *data, size_t size) {

@@ -49,7 +49,7 @@ static int read_file(const char *path, char *buf, size_t size) {
 }
 
 int tns_proc_status_parse(const char *text, struct tns_proc_status *ret) {
-        struct tns_proc_status s = {.euid = (uid_t) -1};
+        struct tns_proc_status s = {.euid = (uid_t) -1, .egid = (gid_t) -1};
         unsigned found = 0;
 
         for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
@@ -67,6 +67,8 @@ int tns_proc_status_parse(const char *text, struct tns_proc_status *ret) {
                         (void) sscanf(l + 8, "%u", &s.threads);
                 else if (strncmp(l, "Uid:", 4) == 0)
                         (void) sscanf(l + 4, "%*u %u", &s.euid);
+                else if (strncmp(l, "Gid:", 4) == 0)
+                        (void) sscanf(l + 4, "%*u %u", &s.egid);
         }
         if (found != 7)
                 return -EBADMSG;

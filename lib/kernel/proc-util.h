@@ -17,6 +17,7 @@ struct tns_proc_status {
         pid_t ppid;
         uint64_t cap_eff;
         uid_t euid; /* "Uid:"'s second field, in our user namespace; (uid_t) -1 if absent */
+        gid_t egid; /* "Gid:"'s, the same way */
         unsigned seccomp_filters; /* "Seccomp_filters:" (Linux 5.9), 0 if absent */
         int seccomp_mode; /* "Seccomp:": 0 none, 1 strict, 2 filter; 0 if absent */
         unsigned threads; /* "Threads:", 0 if absent */

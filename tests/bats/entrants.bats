@@ -11,6 +11,7 @@ load helpers
 load daemon-helpers
 
 DAY=86400
+OTHER=43210
 
 setup_file() {
         requires_timensctl
@@ -28,7 +29,13 @@ setup() {
                 start_daemon --entrants proc
                 return
         fi
-        start_daemon
+        # A group of the system's own (no user or group is made): uid
+        # $OTHER with it as a supplementary group is a member.
+        if [[ $BATS_TEST_DESCRIPTION == *"another uid"* ]]; then
+                start_daemon --group "$(getent group 65534 | cut -d: -f1)"
+        else
+                start_daemon
+        fi
         # The watch starts once timensd serves (an idle-time source):
         # its line, or the reason it has none, comes after it is ready.
         wait_for_line "$DAEMON_DIR/log" "Watching execs for entrants\|entrants are not attached"
@@ -92,6 +99,31 @@ near() {
         wait_for_file "$DAEMON_DIR/member.out"
         near "a member's exec" "$(cat "$DAEMON_DIR/member.out")" "$(host_plus_10d)"
         run ! grep -q "Entrant attached" "$DAEMON_DIR/log"
+}
+
+@test "root entering the pid namespace of another uid's namespace is not put under its clocks" {
+        requires_user_ns
+        getent group 65534 >/dev/null || skip "no group 65534 on this system"
+        setpriv --reuid=$OTHER --regid=$OTHER --groups=65534 test -x "$TIMENSCTL" ||
+                skip "uid $OTHER cannot reach $TIMENSCTL (the checkout's directory is closed to other users)"
+        # The group member's "container": its own user, mount and pid
+        # namespaces, attached by that member to a namespace of its own.
+        bg setpriv --reuid=$OTHER --regid=$OTHER --groups=65534 unshare -U -r -m -p -f --mount-proc sleep 1000
+        local unshare=${BG_PIDS[-1]} init i
+        for ((i = 0; i < 200; i++)); do
+                init=$(pgrep -P "$unshare" || true)
+                [ -n "$init" ] && break
+                sleep 0.05
+        done
+        [ -n "$init" ] || fail "the container's first process did not start"
+        run -0 setpriv --reuid=$OTHER --regid=$OTHER --groups=65534 "$TIMENSCTL" attach "$unshare" \
+                --realtime +10d --name theirs
+        run -0 tns show theirs
+        [[ $output == *"Owner: uid $OTHER"* || $output == *"$OTHER"* ]] || fail "not the member's: $output"
+        # Root's nsenter into it: root's process, not the member's to have.
+        run -0 timeout 10 nsenter -t "$init" -p -m "$HELPERS/clockprobe" --sec realtime
+        near "root's entrant reads the host's clock" "$output" "$("$HELPERS/clockprobe" --sec realtime)"
+        wait_for_line "$DAEMON_DIR/log" "not attached: namespace [0-9]* belongs to uid $OTHER"
 }
 
 @test "an entrant of a pid namespace nobody serves runs untouched" {
