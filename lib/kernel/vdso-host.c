@@ -82,8 +82,12 @@ static int lookup_kernel(const uint8_t *kernel, uint64_t size, struct tns_vdso_h
                 if (tns_vdso_elf_symbol(&e, i, &sym) < 0 || sym.size < TNS_VDSO_STUB_SIZE)
                         continue;
                 for (int f = 0; f < _TNS_VDSO_FN_MAX; f++)
-                        if (h->fn[f] && sym.offset == h->fn[f] && tns_vdso_stub_syscall((enum tns_vdso_fn) f) >= 0)
+                        if (h->fn[f] && sym.offset == h->fn[f] && tns_vdso_stub_syscall((enum tns_vdso_fn) f) >= 0 &&
+                            h->fn[f] + sym.size <= size) {
                                 h->stubbable |= 1U << f;
+                                h->head_len[f] = (uint32_t) (sym.size < TNS_VDSO_HEAD ? sym.size : TNS_VDSO_HEAD);
+                                memcpy(h->head[f], kernel + h->fn[f], h->head_len[f]);
+                        }
         }
         return 0;
 }

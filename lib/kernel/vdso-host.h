@@ -13,6 +13,7 @@
 #include "vdso-direct.h"
 
 #define TNS_MAX_FALLBACK_SITES 16
+#define TNS_VDSO_HEAD 64
 
 struct tns_vdso_host {
         struct tns_image image; /* our image, prepared for this kernel */
@@ -33,6 +34,11 @@ struct tns_vdso_host {
          * replace (lib/core/vdso-stub.h): it has one, and is at least as
          * long by its symbol's size. */
         uint32_t stubbable;
+        /* Their first bytes (at most TNS_VDSO_HEAD, the symbol's size), as
+         * the host's vDSO has them: where a debugger's breakpoint in a
+         * program's copy lies (tns_vdso_stub_place()). */
+        uint8_t head[_TNS_VDSO_FN_MAX][TNS_VDSO_HEAD];
+        uint32_t head_len[_TNS_VDSO_FN_MAX];
         struct tns_vdso_direct direct; /* the direct read path, as proven (call-through until then) */
 };
 

@@ -260,6 +260,7 @@ import ctypes, time
 libc = ctypes.CDLL(None, use_errno=True)
 print(sum(libc.unshare(0x80) == 0 for _ in range(400)), flush=True)
 time.sleep(60)'
+        # shellcheck disable=SC2016 # expanded by that sh
         bg "$TIMENSCTL" run --join box -- sh -c 'exec setpriv --reuid=65534 --regid=65534 --clear-groups \
                 unshare -U -r /usr/bin/python3 -c "$1" >"$0"' "$out" "$script"
         for ((n = 0; n < 600; n++)); do

@@ -188,6 +188,31 @@ print(min(out))'
         [[ "$output" == *"Breakpoint 1"* && "$output" == *"main"* ]] || fail "gdb breakpoint: $output"
 }
 
+@test "gdb breakpoints on the clock functions, then removed, leave every read shifted (dynamic and static)" {
+        command -v gdb >/dev/null || skip "gdb is not installed (Debian package gdb)"
+        # gdb puts them into the kernel vDSO's functions before the first
+        # instruction (after their prologue, or on their first byte), then
+        # puts the original bytes back: into the syscall stubs the program
+        # got for want of our image (helper-38: syscall 0x410000e4, ENOSYS;
+        # SIGILL in gettimeofday, SIGSEGV in time).
+        local p b lo got line
+        for p in "$HELPERS/clockprobe" "$HELPERS/clockprobe-static"; do
+                [ -x "$p" ] || continue
+                for b in clock_gettime gettimeofday time; do
+                        lo=$(($(host_ns realtime) / NSEC_PER_SEC))
+                        run -0 tns run --realtime +3650d -- gdb -q -batch -ex "break $b" -ex run -ex delete \
+                                -ex continue --args "$p" --vdso
+                        [[ "$output" == *"exited normally"* ]] || fail "gdb, break $b, $p: $output"
+                        for line in CLOCK_REALTIME gettimeofday time; do
+                                got=$(awk -v n="$line" '$1 == n && $2 == 0 { split($3, a, "."); print a[1] }' <<<"$output")
+                                [ -n "$got" ] || fail "break $b, $p: no $line read: $output"
+                                ((got >= lo + TEN_YEARS - 1 && got <= lo + TEN_YEARS + 60)) ||
+                                        fail "break $b, $p: $line read $got, not ten years ahead: $output"
+                        done
+                done
+        done
+}
+
 @test "our mappings are named, and a member cannot make the offsets page writable" {
         run -0 tns run -- cat /proc/self/maps
         [[ "$output" == *timens-vdso* ]] || fail "no timens-vdso mapping: $output"
