@@ -1,22 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <errno.h>
-#include <string.h>
-#include <sys/ptrace.h>
-#include <unistd.h>
-
-#include "inject.h"
-#include "proc-util.h"
-#include "ptrace-util.h"
-#include "util.h"
-#include "vdso-host.h"
+#include "tail-send.h"
 #include "wait-tail.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* The tail. Written into the same padding as the exec tail, whose
- * program has long run past it; the bytes are the same for every thread,
- * so two threads sent here at once find what they run.
+/* The tail (tail-send.h). The bytes are the same for every thread, so two
+ * threads sent here at once find what they run.
  *
  * In:  rax = the call's number, rcx = the address of its `syscall`
  *      instruction, r11 = the wait memfd's number in the program; every
@@ -71,32 +61,11 @@ int tns_wait_tail_send(const struct tns_vdso_host *h, pid_t tid, const struct us
         // cppcheck-suppress comparePointers
         const size_t n = (size_t) (tns_wait_tail_end - tns_wait_tail);
         struct user_regs_struct t = *regs;
-        _cleanup_close_ int mem = -EBADF;
-        unsigned char ehdr[sizeof(h->ehdr)];
-        uint64_t base = 0;
-        int r;
 
-        if (!h->tail || n > TNS_INJECT_TAIL_MAX || regs->rip < 2 || regs->cs != 0x33 ||
-            !tns_ptrace_syscall_insn_at(tid, regs->rip - 2))
-                return -ENOENT;
-        r = tns_proc_special_mapping(tid, "[vdso]", 0, &base, NULL);
-        if (r < 0)
-                return r;
-        mem = tns_proc_open_mem(tid);
-        if (mem < 0)
-                return mem;
-        /* The host's vDSO, with the padding where the tail goes (a
-         * private copy of the page, made by the forced write). */
-        if (pread(mem, ehdr, sizeof(ehdr), (off_t) base) != (ssize_t) sizeof(ehdr) ||
-            memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0)
-                return -ENOENT;
-        if (pwrite(mem, tns_wait_tail, n, (off_t) (base + h->tail)) != (ssize_t) n)
-                return -EIO;
-        t.rip = base + h->tail;
         t.rax = (uint64_t) nr;
         t.rcx = regs->rip - 2;
         t.r11 = (uint64_t) fd;
         /* Not in a call: no restart logic turns rax back into it. */
         t.orig_rax = (uint64_t) -1;
-        return ptrace(PTRACE_SETREGS, tid, 0, &t) < 0 ? negative_errno() : 0;
+        return tns_tail_send(h, tid, TNS_TAIL_WAIT_OFFSET, tns_wait_tail, n, regs, &t);
 }

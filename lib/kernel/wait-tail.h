@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The wait tail: how a thread held at its process's first converted wait
  * (lib/supervisor/supervisor-wait.c) maps the wait page itself. The
- * supervisor writes a few instructions into the zero padding of the
- * thread's kernel vDSO (where the exec tail goes, inject.h), points the
- * thread at them and lets it go; they map the page, close the fd it was
+ * supervisor sends the thread into a few instructions of ours
+ * (tail-send.h) and lets it go; they map the page, close the fd it was
  * given and make the thread's call again, which comes back to the
- * supervisor with the page there. No single step and no register of ours
- * is left in the thread if the supervisor dies meanwhile. */
+ * supervisor with the page there. */
 #pragma once
 
 #include <stdint.h>

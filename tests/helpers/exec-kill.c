@@ -436,8 +436,9 @@ static void *fail_execs(void *arg) {
         char *const args[] = {(char *) "missing", NULL};
 
         while (now_s() < f->end) {
-                execv(f->path, args);
-                if (errno == f->err)
+                /* -1 and its errno: an execve that "returned 0" (a close
+                 * of ours cut by a kill, once) is an error. */
+                if (execv(f->path, args) == -1 && errno == f->err)
                         __atomic_add_fetch(&f->failed, 1, __ATOMIC_RELAXED);
                 else
                         __atomic_add_fetch(&f->errors, 1, __ATOMIC_RELAXED);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The wait tail (lib/kernel/wait-tail.h) as a thread runs it when its
- * tracer is gone the instant after sending it there: the thread maps the
- * page, closes the fd and makes its call again with its own arguments,
- * registers and flags, and goes on by itself. */
+/* The tails (lib/kernel/tail-send.h) as a thread runs them when its
+ * tracer is gone the instant after sending it there. The wait tail: the
+ * thread maps the page, closes the fd and makes its call again with its
+ * own arguments, registers and flags. The close tail: it closes the fd
+ * and its call returns its own result. Either way it goes on by itself. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "test.h"
 #include "util.h"
 #include "vdso-host.h"
+#include "close-tail.h"
 #include "wait-tail.h"
 
 #define MAGIC "timens-wait-tst" /* 16 bytes with its NUL */
@@ -136,5 +138,82 @@ TEST(no_tail_without_a_syscall_instruction_before_ip) {
         regs.rip = 0x1000;
         regs.cs = 0x23; /* a 32-bit caller */
         EXPECT_EQ(tns_wait_tail_send(&h, getpid(), &regs, SYS_read, 0), -ENOENT);
+        tns_vdso_host_done(&h);
+}
+
+/* read(-1, ...) by its own `syscall` instruction: its raw result in *ret,
+ * 0 if rdi, r8-r10 and the carry flag came back as they went. */
+static int bad_read_keeping(long *ret) {
+        register uint64_t r8 __asm__("r8") = KEEP8, r9 __asm__("r9") = KEEP9, r10 __asm__("r10") = KEEP10;
+        uint64_t rdi = (uint64_t) -1;
+        long rax = SYS_read;
+        bool carry;
+
+        __asm__ volatile("stc\n\tsyscall"
+                         : "+a"(rax), "=@ccc"(carry), "+D"(rdi), "+r"(r8), "+r"(r9), "+r"(r10)
+                         : "S"(NULL), "d"(0)
+                         : "rcx", "r11", "memory");
+        *ret = rax;
+        return carry && rdi == (uint64_t) -1 && r8 == KEEP8 && r9 == KEEP9 && r10 == KEEP10 ? 0 : -1;
+}
+
+static int close_child(int memfd) {
+        long n = 0;
+
+        (void) !raise(SIGSTOP);
+        if (bad_read_keeping(&n) < 0)
+                return 2;
+        if (n != -EBADF)
+                return 3; /* not the call's own result */
+        if (fcntl(memfd, F_GETFD) >= 0 || errno != EBADF)
+                return 4;
+        return 0;
+}
+
+TEST(close_tail_run_without_a_tracer_closes_and_returns_the_calls_result) {
+        struct tns_vdso_host h;
+        struct user_regs_struct regs;
+        int memfd, status, r;
+        pid_t pid;
+
+        r = tns_vdso_host_init_unproven(&h);
+        if (r == -ENOENT)
+                SKIP("no vDSO in this process (vdso=0?)");
+        ASSERT_EQ(r, 0);
+        if (!h.tail) {
+                tns_vdso_host_done(&h);
+                SKIP("this kernel's vDSO has no padding for the tail");
+        }
+        memfd = make_memfd();
+        ASSERT_TRUE(memfd >= 0);
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0)
+                _exit(close_child(memfd));
+        ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+        ASSERT_TRUE(WIFSTOPPED(status));
+        ASSERT_EQ(ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESYSGOOD), 0);
+        (void) kill(pid, SIGCONT);
+        /* To the exit stop of its read(-1): stopped right after the call,
+         * its result in rax, as a failed exec is when we close our fd. */
+        for (int i = 0; i < 64; i++) {
+                ASSERT_EQ(ptrace(PTRACE_SYSCALL, pid, 0, 0), 0);
+                ASSERT_EQ(waitpid(pid, &status, __WALL), pid);
+                ASSERT_TRUE(WIFSTOPPED(status));
+                if (WSTOPSIG(status) != (SIGTRAP | 0x80))
+                        continue;
+                ASSERT_EQ(ptrace(PTRACE_GETREGS, pid, 0, &regs), 0);
+                if ((long) regs.orig_rax == SYS_read && (long) regs.rax == -EBADF)
+                        break;
+        }
+        ASSERT_EQ((long) regs.rax, -EBADF);
+        ASSERT_EQ(tns_close_tail_send(&h, pid, &regs, memfd), 0);
+        ASSERT_EQ(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
+        close(memfd);
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), 0);
+        /* A restart code is not a result: no tail. */
+        regs.rax = (uint64_t) -512;
+        EXPECT_EQ(tns_close_tail_send(&h, getpid(), &regs, 0), -ENOENT);
         tns_vdso_host_done(&h);
 }
