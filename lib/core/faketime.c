@@ -12,6 +12,16 @@ static int why(const char **ret_why, const char *text, int r) {
         return r;
 }
 
+/* "YYYY-MM-DD HH:MM:SS" and nothing else. */
+static bool faketime_date(const char *s) {
+        static const char pattern[] = "dddd-dd-dd dd:dd:dd";
+
+        for (size_t i = 0; i < sizeof(pattern) - 1; i++)
+                if (pattern[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != pattern[i])
+                        return false;
+        return s[sizeof(pattern) - 1] == '\0';
+}
+
 int tns_faketime_parse(const char *s, struct tns_faketime *ret, const char **ret_why) {
         struct tns_faketime f = {};
         char buf[SPEC_MAX];
@@ -70,6 +80,15 @@ int tns_faketime_parse(const char *s, struct tns_faketime *ret, const char **ret
         } else {
                 bool start_at = body[0] == '@';
 
+                /* libfaketime reads a date as strptime("%Y-%m-%d %T")
+                 * does: a date alone, ISO 8601 or seconds since the
+                 * epoch are refused there, and here (--realtime takes
+                 * them). */
+                if (!faketime_date(body + start_at))
+                        return why(ret_why,
+                                   "a FAKETIME date is 'YYYY-MM-DD HH:MM:SS', as libfaketime reads it: "
+                                   "'@2030-01-01 12:00:00' (starts there), '2030-01-01 12:00:00' (frozen)",
+                                   -EINVAL);
                 r = tns_offset_parse(body + start_at, true, &f.realtime);
                 if (r == -ERANGE)
                         return why(ret_why, "the date is out of range (1970 to 2262)", r);

@@ -23,10 +23,13 @@ static int digits(const char **p, unsigned max, uint64_t *ret, unsigned *ret_n) 
         return 0;
 }
 
-static int mult_check(unsigned __int128 m, uint64_t *ret) {
-        if (m == 0)
+/* The rate num/den, exactly (before rounding: 1/1000001 rounds to what
+ * 1/1000000 does, and is out of range all the same), then m, the
+ * rounded multiplier. */
+static int mult_check(unsigned __int128 num, unsigned __int128 den, unsigned __int128 m, uint64_t *ret) {
+        if (num == 0)
                 return -EINVAL; /* "0", "0.0": zero is no rate (freeze is) */
-        if (m > TNS_RATE_MULT_MAX || m < TNS_RATE_MULT_MIN)
+        if (num * 1000000 < den || num > den * 1000000 || m > TNS_RATE_MULT_MAX || m == 0)
                 return -ERANGE;
         *ret = (uint64_t) m;
         return 0;
@@ -51,7 +54,7 @@ int tns_rate_parse(const char *s, uint64_t *ret_mult) {
                 if (ni == 0 || nd == 0 || *p || den == 0)
                         return -EINVAL;
                 /* Rounded to nearest. */
-                return mult_check((((unsigned __int128) ip << TNS_RATE_SHIFT) + den / 2) / den, ret_mult);
+                return mult_check(ip, den, (((unsigned __int128) ip << TNS_RATE_SHIFT) + den / 2) / den, ret_mult);
         }
         if (*p == '.') {
                 p++;
@@ -65,7 +68,8 @@ int tns_rate_parse(const char *s, uint64_t *ret_mult) {
                 return -ERANGE;
         for (unsigned i = 0; i < nf; i++)
                 scale *= 10;
-        return mult_check(((unsigned __int128) ip << TNS_RATE_SHIFT) +
+        return mult_check((unsigned __int128) ip * scale + fp, scale,
+                          ((unsigned __int128) ip << TNS_RATE_SHIFT) +
                                   ((((unsigned __int128) fp << TNS_RATE_SHIFT) + scale / 2) / scale),
                           ret_mult);
 }

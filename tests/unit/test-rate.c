@@ -28,6 +28,8 @@ TEST(parse_accepts) {
                 {"0.25", ONE / 4},
                 {"1000000", 1000000 * ONE},
                 {"0.000001", (ONE + 500000) / 1000000},
+                {"1/1000000", (ONE + 500000) / 1000000},
+                {"2000000/2", 1000000 * ONE},
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -42,7 +44,11 @@ TEST(parse_refuses) {
         static const char *const invalid[] = {"",     "0",   "0.0", "-1",  "+2",    "nan",  "NaN", "inf",
                                               "1e30", "1e3", "2x",  "x2",  "1/0",   "/2",   "1/",  " 2",
                                               "2 ",   "0/5", ".",   "1..", "1/2/3", "0x10", "1,5"};
-        static const char *const range[] = {"1000001", "2000000000", "1/2000000", "0.0000001", "99999999999999999999"};
+        /* Out of range before rounding too: 1/1000001 and 0.00000099999
+         * round to the multiplier of 1/1000000 (helper-39). */
+        static const char *const range[] = {"1000001",       "2000000000",           "1/2000000",
+                                            "0.0000001",     "99999999999999999999", "1/1000001",
+                                            "0.00000099999", "1000000.0001",         "2000001/2"};
 
         for (size_t i = 0; i < ELEMENTSOF(invalid); i++) {
                 uint64_t m = 42;
