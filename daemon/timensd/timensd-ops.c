@@ -127,6 +127,14 @@ static unsigned request_offsets_for(const struct tns_request *req, const struct 
                         /* In a rated namespace, offsets add to the rated
                          * clock: the date is made against it. */
                         ret[c] = a->spec.ns - (ns ? tns_ns_base(ns, c, host) : host); /* both within 1970..2262 */
+                /* An offset, too: the clock becomes the host's plus it
+                 * now, however far a rate took it (helper-39: at x10,
+                 * --realtime +0 changed nothing, '+0 x1' went back to
+                 * the host's). Not rated, the base is the host's clock. */
+                else if (a->spec.kind != TNS_OFFSET_ABSOLUTE && ns && clock_gettime(tns_class_clock(c), &now) == 0 &&
+                         tns_ts_to_ns(&now, &host) == 0 &&
+                         __builtin_add_overflow(a->spec.ns, host - tns_ns_base(ns, c, host), &ret[c]))
+                        ret[c] = a->spec.ns;
         }
         return mask;
 }

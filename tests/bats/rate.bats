@@ -261,6 +261,40 @@ check_read_rate() {
         ((output >= 0)) || fail "BOOTTIME $output ns behind MONOTONIC read after it at x1000000"
 }
 
+# ns_minus_host NAME: the namespace's REALTIME less the host's, in ms.
+ns_minus_host() {
+        local t h
+        t=$("$TIMENSCTL" run --join "$1" -- "$HELPERS/clockprobe" --ns realtime)
+        h=$("$HELPERS/clockprobe" --ns realtime)
+        echo $(((t - h) / 1000000))
+}
+
+# near_ms LABEL GOT WANT SLACK: |GOT - WANT| <= SLACK.
+near_ms() {
+        local d=$(($2 - $3))
+        ((d >= -$4 && d <= $4)) || fail "$1: $2 ms, want $3 +- $4"
+}
+
+@test "set with an offset in a rated namespace: the clock becomes the host's plus it, however far the rate took it" {
+        local d
+        run -0 tns create far --rate 10
+        sleep 1
+        d=$(ns_minus_host far)
+        ((d > 5000)) || fail "x10 for a second put REALTIME $d ms ahead"
+        # The probe's own start runs at x10 too: a few hundred ms at most.
+        run -0 tns set far --realtime +0
+        near_ms "--realtime +0 at x10" "$(ns_minus_host far)" 0 500
+        run -0 tns set far --faketime '+0 x3'
+        near_ms "'+0 x3'" "$(ns_minus_host far)" 0 300
+        run -0 tns set far --faketime '-1h x2'
+        near_ms "'-1h x2'" "$(ns_minus_host far)" -3600000 300
+        run -0 tns set far --realtime +1d
+        near_ms "--realtime +1d at x2" "$(ns_minus_host far)" 86400000 300
+        # A rate alone moves nothing: re-anchored where the clock is.
+        run -0 tns set far --rate 1
+        near_ms "--rate 1 after" "$(ns_minus_host far)" 86400000 300
+}
+
 @test "set --rate: a plain namespace with processes is refused (create it with --rate 1), an empty one is made rate-capable" {
         run -0 tns create plain
         bg "$TIMENSCTL" run --join plain -- sleep 30
