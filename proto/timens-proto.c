@@ -1185,6 +1185,15 @@ static int state_clocks_from_json(json_object *o, struct tns_clock_state *st, st
                                                    "(1/1000000 to 1000000 times 2^32) and 0 or the same",
                                                    tns_class_name(c));
         }
+        /* One rate for every clock, as the API sets it (timensctl(1),
+         * RATES): a document that says otherwise is not one we wrote
+         * (helper-39: realtime at x3 and monotonic at x2 were taken). */
+        for (int c = 1; c < TNS_CLASS_MAX; c++)
+                if (st->rate_mult[c] != st->rate_mult[0] || st->run_mult[c] != st->run_mult[0])
+                        return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                                   "state.clocks: every clock runs at one rate (rate_mult and "
+                                                   "run_mult alike for %s and %s)",
+                                                   tns_class_name(0), tns_class_name(c));
         return 0;
 }
 
@@ -1193,6 +1202,7 @@ int tns_clock_state_from_json(json_object *o, struct tns_clock_state *ret, struc
         const char *format, *name = NULL, *grant = "none";
         json_object *v;
         int64_t version;
+        int capable;
 
         if (!json_object_is_type(o, json_type_object) || read_string(o, "format", 64, &format) < 0 ||
             strcmp(format, TNS_PROTO_STATE_FORMAT) != 0)
@@ -1209,10 +1219,20 @@ int tns_clock_state_from_json(json_object *o, struct tns_clock_state *ret, struc
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "state.grant: expected none, read or full");
         st.grant = tns_grant_from_name(grant);
         (void) read_int64(o, "host_realtime_ns", &st.host_realtime_ns);
-        (void) read_bool(o, "rate_capable", &st.rate_capable);
+        capable = read_bool(o, "rate_capable", &st.rate_capable);
+        if (capable == -EINVAL)
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "state.rate_capable: expected true or false");
         snprintf(st.name, sizeof(st.name), "%s", name ?: "");
         if (state_clocks_from_json(o, &st, e) < 0)
                 return -EINVAL;
+        /* A rate makes a namespace rate-capable: said false, the document
+         * contradicts itself; unsaid, it is so. */
+        if (st.run_mult[0] && (st.rate_mult[0] != TNS_RATE_ONE || st.run_mult[0] != TNS_RATE_ONE)) {
+                if (capable == 0 && !st.rate_capable)
+                        return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                                   "state.rate_capable: false, but the clocks have a rate");
+                st.rate_capable = true;
+        }
         *ret = st;
         return 0;
 }

@@ -287,6 +287,41 @@ TEST(clock_state_round_trip) {
         EXPECT_EQ(memcmp(&in, &out, sizeof(in)), 0);
 }
 
+/* A rated state, then the same with one clock's rate changed, a
+ * rate_capable that is no boolean, or false with a rate (helper-39). */
+TEST(clock_state_rates_checked) {
+        struct tns_clock_state in = {.rate_capable = true}, out;
+        _cleanup_json_ json_object *o = NULL;
+        struct tns_proto_error e;
+        json_object *clocks, *rt;
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                in.rate_mult[c] = in.run_mult[c] = 2 * TNS_RATE_ONE;
+        ASSERT_EQ(tns_clock_state_to_json(&in, &o), 0);
+        ASSERT_EQ(tns_clock_state_from_json(o, &out, &e), 0);
+        EXPECT_TRUE(out.rate_capable);
+        EXPECT_EQ(out.run_mult[TNS_CLASS_REALTIME], 2 * TNS_RATE_ONE);
+        /* Unsaid, a rate makes it rate-capable. */
+        json_object_object_del(o, "rate_capable");
+        ASSERT_EQ(tns_clock_state_from_json(o, &out, &e), 0);
+        EXPECT_TRUE(out.rate_capable);
+        json_object_object_add(o, "rate_capable", json_object_new_string("yes"));
+        EXPECT_EQ(tns_clock_state_from_json(o, &out, &e), -EINVAL);
+        EXPECT_EQ(e.code, TNS_ERR_INVALID_PARAMS);
+        json_object_object_add(o, "rate_capable", json_object_new_boolean(false));
+        EXPECT_EQ(tns_clock_state_from_json(o, &out, &e), -EINVAL);
+        json_object_object_add(o, "rate_capable", json_object_new_boolean(true));
+        ASSERT_TRUE(json_object_object_get_ex(o, "clocks", &clocks));
+        ASSERT_TRUE(json_object_object_get_ex(clocks, "realtime", &rt));
+        json_object_object_add(rt, "rate_mult", json_object_new_uint64(3 * TNS_RATE_ONE));
+        json_object_object_add(rt, "run_mult", json_object_new_uint64(3 * TNS_RATE_ONE));
+        EXPECT_EQ(tns_clock_state_from_json(o, &out, &e), -EINVAL);
+        EXPECT_TRUE(strstr(e.message, "one rate") != NULL);
+        json_object_object_del(rt, "rate_mult");
+        json_object_object_del(rt, "run_mult");
+        EXPECT_EQ(tns_clock_state_from_json(o, &out, &e), -EINVAL);
+}
+
 TEST(stats_round_trip) {
         struct tns_stats_view in = {}, out;
         _cleanup_json_ json_object *o = NULL;
