@@ -73,6 +73,7 @@ enum tns_trap {
         /* Relative waits of rate-capable namespaces only: */
         TNS_TRAP_RATED_ARG, /* arg[trap_value] != 0 (a timeout pointer, or a nonzero count) */
         TNS_TRAP_RATED_ARG0_EQ, /* (u32) arg0 == trap_value (setitimer: ITIMER_REAL) */
+        TNS_TRAP_RATED_ALWAYS, /* every call (alarm: alarm(0) returns the time left, the namespace's) */
         TNS_TRAP_ARG1_HAS_OR_ZERO, /* (u32) arg1 has the bits of trap_value, or is 0 */
 };
 

@@ -223,8 +223,11 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
         default:
                 return -ENOENT;
         }
-        if (s.kind == TNS_WAIT_INT_MS ? (int) args[s.arg] <= 0 : args[s.arg] == 0)
-                return -ENOENT; /* no timeout, an infinite one, or none at all: the kernel's */
+        /* No timeout, an infinite one, or none at all: the kernel's. But
+         * alarm(0), whose result is the time left of the alarm it
+         * cancels: the namespace's seconds. */
+        if (s.kind == TNS_WAIT_INT_MS ? (int) args[s.arg] <= 0 : (args[s.arg] == 0 && s.kind != TNS_WAIT_INT_SEC))
+                return -ENOENT;
         if ((s.kind == TNS_WAIT_INT_MS || s.kind == TNS_WAIT_INT_SEC) &&
             (args[s.arg] & ~UINT64_C(0xffffffff)) == TNS_WAIT_REG_MARK)
                 return -ENOENT; /* converted by us already */
@@ -433,4 +436,17 @@ int tns_parse_timerfd_fdinfo(const char *text, clockid_t *ret) {
                 return -ENOENT;
         *ret = (clockid_t) clock;
         return 0;
+}
+
+unsigned tns_wait_alarm_left(uint64_t mult, int64_t old_sec, int64_t old_usec) {
+        int64_t ns, sec, usec;
+
+        if (old_sec < 0 || old_usec < 0 || old_usec >= 1000000 || old_sec > UINT32_MAX)
+                return 0;
+        ns = tns_rate_duration_from_host(mult, old_sec * TNS_NSEC_PER_SEC + old_usec * 1000);
+        sec = ns / TNS_NSEC_PER_SEC;
+        usec = ns % TNS_NSEC_PER_SEC / 1000;
+        if ((sec == 0 && usec) || usec >= 500000)
+                sec++;
+        return sec > UINT32_MAX ? UINT32_MAX : (unsigned) sec;
 }

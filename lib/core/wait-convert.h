@@ -66,6 +66,15 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
  * the supervisor counts the time left itself. */
 int tns_wait_time_left_rated(const struct tns_wait_spec *spec, uint64_t mult, int64_t host_left, void *out);
 
+/* alarm(2) in a rated namespace runs as setitimer(ITIMER_REAL) with the
+ * namespace's seconds as host time to the microsecond (alarm's own
+ * whole seconds would make alarm(1) at x2 last a second). Its result is
+ * what alarm returns: the previous alarm's time left, old_host (the old
+ * it_value setitimer gave, host time), in the namespace's seconds rounded
+ * as the kernel's alarm_setitimer() rounds (to the nearest, at least 1
+ * while any is left). */
+unsigned tns_wait_alarm_left(uint64_t mult, int64_t old_sec, int64_t old_usec);
+
 /* The upper half of a timeout converted in its register (poll, epoll,
  * alarm: TNS_WAIT_INT_*), which the kernel does not read (an int
  * argument is its low 32 bits: SYSCALL_DEFINE's casts): a call that

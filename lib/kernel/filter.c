@@ -111,6 +111,8 @@ static int wait_rules(const struct tns_syscall_desc *d, tns_filter_rule_fn fn, v
                 return fn(&RULE1(d, COND(a, TNS_RULE_NE, 0, 0)), userdata);
         case TNS_TRAP_RATED_ARG0_EQ:
                 return fn(&RULE1(d, COND(0, TNS_RULE_MASKED_EQ, UINT32_MAX, d->trap_value)), userdata);
+        case TNS_TRAP_RATED_ALWAYS:
+                return fn(&(struct tns_filter_rule){d, 0, {}}, userdata);
         default:
                 return -EINVAL;
         }

@@ -143,6 +143,8 @@ struct wait_trace {
         int64_t end_host; /* ...when its timeout ends, in host CLOCK_MONOTONIC ns (set at the entry stop) */
         unsigned rem_arg; /* a relative sleep's rem (tns_wait_spec), made the namespace's when interrupted */
         bool now; /* file times set to "now" (lib/core/file-times.h) */
+        bool as_setitimer; /* alarm run as setitimer(ITIMER_REAL) (supervisor_wait()) */
+        uint64_t alarm_old; /* ...whose old value it writes here, below the thread's red zone */
         bool in_null; /* ...given as a NULL pointer: data holds nothing */
         bool rerun_entered; /* WAIT_RERUN: past the entry stop of the call run again */
         bool last_stop; /* we are going: its exit stop lets it go, whatever comes */

@@ -105,8 +105,8 @@ static struct wait_trace *wait_find(struct tns_supervisor *s, pid_t tid) {
 static void log_wait(struct tns_supervisor *s, pid_t tid, int nr, int level, int error, const char *what) {
         const struct tns_syscall_desc *d = tns_syscall_by_nr(nr);
 
-        tns_log_full(&s->log, level, error, &(struct tns_log_ctx){.pid = tid, .syscall = d ? d->name : NULL}, "%s: %m",
-                     what);
+        tns_log_full(&s->log, level, error, &(struct tns_log_ctx){.pid = tid, .syscall = d ? d->name : NULL},
+                     error ? "%s: %m" : "%s", what);
 }
 
 /* Target memory, trusted only if the notification is still valid after
@@ -503,6 +503,7 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         w->writes_back = spec->writes_back;
         w->rem_arg = spec->rem_arg;
         w->now = spec->now;
+        w->as_setitimer = w->nr == SYS_alarm;
         w->in_null = !data;
         if (data)
                 memcpy(w->data, data, len);
@@ -607,6 +608,17 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         }
         if (spec.via_fd)
                 return timerfd_on_behalf(l, req, ns, &spec, &in.its);
+        /* alarm: its seconds as setitimer(ITIMER_REAL)'s value, the call
+         * made one at its entry stop (on_entry_stop()), to the
+         * microsecond: alarm(1) at x2 took a whole host second. */
+        if (spec.kind == TNS_WAIT_INT_SEC) {
+                const struct itimerval alarm = {.it_value.tv_sec = (uint32_t) req->data.args[0]};
+
+                spec.kind = TNS_WAIT_ITIMERVAL;
+                len = sizeof(alarm);
+                memcpy(&in, &alarm, len);
+                in_null = false;
+        }
         reg_value = ptr;
         r = convert(ns, c, &spec, in_null ? NULL : &in, &out, &reg_value);
         if (r < 0)
@@ -817,6 +829,16 @@ static void on_entry_stop(struct wait_trace *w) {
         if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0 || !same_call(w, &regs) || write_slot(w, &arg) < 0)
                 return release(w, NULL, 0);
         *reg(&regs, w->arg) = arg;
+        if (w->as_setitimer) {
+                /* setitimer(ITIMER_REAL, slot, old): the old value goes
+                 * below the red zone of the thread's stack, its own
+                 * memory (our slot is read-only), for alarm's result. */
+                w->alarm_old = (regs.rsp - 128 - sizeof(struct itimerval)) & ~UINT64_C(15);
+                regs.orig_rax = SYS_setitimer;
+                regs.rdi = 0; /* ITIMER_REAL */
+                regs.rsi = arg;
+                regs.rdx = w->alarm_old;
+        }
         if (ptrace(PTRACE_SETREGS, w->tid, 0, &regs) < 0 || ptrace(PTRACE_SYSCALL, w->tid, 0, 0) < 0)
                 return release(w, NULL, 0);
         w->phase = WAIT_RUNNING;
@@ -939,6 +961,28 @@ static void convert_rem(struct wait_trace *w, int64_t rax) {
 
 /* The end of the call, or anything before it: the registers as the program
  * left them, and it runs on its own. */
+/* The setitimer an alarm became (on_entry_stop()) back into the alarm:
+ * its number for a restart, the argument registers as the program had
+ * them, and its result: the previous alarm's time left in the
+ * namespace's seconds. */
+static void alarm_result(struct wait_trace *w, struct user_regs_struct *regs) {
+        struct itimerval old;
+        uint64_t mult;
+
+        regs->orig_rax = (uint64_t) w->nr;
+        regs->rsi = w->args[1];
+        regs->rdx = w->args[2];
+        if ((int64_t) regs->rax == -EFAULT)
+                regs->rax = 0; /* set, the old value not written: none to tell */
+        if ((int64_t) regs->rax != 0 || w->taken_back)
+                return;
+        if (process_vm_readv(w->tid, &(struct iovec){&old, sizeof(old)}, 1,
+                             &(struct iovec){(void *) (uintptr_t) w->alarm_old, sizeof(old)}, 1, 0) != sizeof(old) ||
+            wait_mult(w, &mult) < 0)
+                return;
+        regs->rax = tns_wait_alarm_left(mult, old.it_value.tv_sec, old.it_value.tv_usec);
+}
+
 static void on_exit_stop(struct wait_trace *w, int sig) {
         struct user_regs_struct regs;
         bool failed;
@@ -946,6 +990,8 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
         if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0)
                 return release(w, NULL, sig);
         *reg(&regs, w->arg) = w->args[w->arg];
+        if (w->as_setitimer)
+                alarm_result(w, &regs);
         if (sig == 0 && w->writes_back && w->relative && !w->taken_back && !sticky_timeouts(w->tid)) {
                 copy_back_time_left(w);
                 /* The kernel could not write into our read-only slot, and

@@ -93,7 +93,7 @@ check_read_rate() {
 @test "sleep 1 at x2 ends after 0.5 s of host time, for every kind of wait" {
         local k e
         for k in nanosleep clock_nanosleep realtime_sleep abs_sleep poll ppoll select pselect epoll futex \
-                sigtimedwait timerfd timer itimer; do
+                sigtimedwait timerfd timer itimer alarm; do
                 run -0 --separate-stderr tns run --rate 2 -- "$HELPERS/rateprobe" wait "$k" 1000
                 e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
                 ((e >= 450 && e <= 650)) || fail "$k: $e ms of host time for 1 s at x2 ($output)"
@@ -107,6 +107,22 @@ check_read_rate() {
         run -0 tns run --rate 4 -- sleep 2
         t1=$(date +%s%N)
         (((t1 - t0) / 1000000 < 1500)) || fail "sleep 2 at x4 took $(((t1 - t0) / 1000000)) ms"
+}
+
+# alarm at a rate runs as setitimer(ITIMER_REAL) to the microsecond (its
+# own whole seconds made alarm(1) at x2 last a host second), and returns
+# the previous alarm's time left in the namespace's seconds (helper-39:
+# alarm(10) then alarm(0) returned 5 at x2, 20 at x0.5).
+@test "alarm at x2, x0.5 and x4: alarm(0) tells the namespace's seconds left" {
+        local e
+        local r
+        for r in 2 0.5 4; do
+                run -0 --separate-stderr tns run --rate "$r" -- "$HELPERS/rateprobe" alarm-left 10
+                [ "$output" = "first=0 left=10" ] || fail "x$r: $output"
+        done
+        run -0 --separate-stderr tns run --rate 2 -- "$HELPERS/rateprobe" wait alarm 3000
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e >= 1400 && e <= 1700)) || fail "alarm(3) at x2: $e ms of host time"
 }
 
 # The time left that select writes back and nanosleep's rem are the

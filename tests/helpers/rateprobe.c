@@ -14,6 +14,9 @@
  *                              a wait of MS ms interrupted by SIGALRM
  *                              (setitimer) after SIGMS ms; prints the
  *                              time left it reports ("left=L ms")
+ *     rateprobe alarm-left S   alarm(S), then alarm(0) after 100 ms (the
+ *                              namespace's): prints what the second
+ *                              returned ("left=N")
  *     rateprobe mono-loop MS   reads MONOTONIC through the vDSO and the
  *                              syscall in turn for MS host ms; prints
  *                              "backwards=N" (reads below the one before)
@@ -23,7 +26,7 @@
  * poll, ppoll, select, pselect, epoll, futex (FUTEX_WAIT), sigtimedwait,
  * poll-converted (a timeout a killed timensd converted: MS host ms),
  * timerfd, timer (POSIX, SIGEV_SIGNAL), itimer (setitimer), alarm (the
- * last two: MS rounded to what they take).
+ * last two: MS rounded to what they take: microseconds, whole seconds).
  *
  * The host's clock is the mtime the kernel stamps on a file we write
  * (coarse realtime, which no filter sees) — as waitprobe does. */
@@ -210,6 +213,15 @@ int main(int argc, char *argv[]) {
                         left_us = rem.tv_sec * 1000000LL + rem.tv_nsec / 1000;
                 }
                 printf("%s result=%d errno=%d left=%lld ms\n", argv[2], r, r < 0 ? errno : 0, left_us / 1000);
+                return 0;
+        }
+        if (argc == 3 && strcmp(argv[1], "alarm-left") == 0) {
+                unsigned first = alarm((unsigned) atol(argv[2])), left;
+                struct timespec ts = {0, 100 * 1000 * 1000};
+
+                nanosleep(&ts, NULL);
+                left = alarm(0);
+                printf("first=%u left=%u\n", first, left);
                 return 0;
         }
         if (argc == 3 && strcmp(argv[1], "read") == 0) {

@@ -229,7 +229,9 @@ TEST(rated_classify) {
         EXPECT_EQ(classify_rated(TNS_SYS_SETITIMER, 1 /* ITIMER_VIRTUAL */, 0x1000, 0, 0, 0, &s), -ENOENT);
         ASSERT_EQ(classify_rated(TNS_SYS_ALARM, 3, 0, 0, 0, 0, &s), 0);
         EXPECT_EQ(s.kind, TNS_WAIT_INT_SEC);
-        EXPECT_EQ(classify_rated(TNS_SYS_ALARM, 0, 0, 0, 0, 0, &s), -ENOENT);
+        /* alarm(0) too: its result is the cancelled alarm's time left. */
+        ASSERT_EQ(classify_rated(TNS_SYS_ALARM, 0, 0, 0, 0, 0, &s), 0);
+        EXPECT_EQ(classify_rated(TNS_SYS_ALARM, TNS_WAIT_REG_MARK | 3, 0, 0, 0, 0, &s), -ENOENT);
         ASSERT_EQ(classify_rated(TNS_SYS_TIMERFD_SETTIME, 3, 0, 0x1000, 0, 0, &s), 0);
         EXPECT_TRUE(s.via_fd);
         EXPECT_EQ(classify_rated(TNS_SYS_TIMERFD_SETTIME, 3, TIMER_ABSTIME, 0x1000, 0, 0, &s), -ENOENT);
@@ -324,4 +326,21 @@ TEST(rated_convert) {
         in = TS(1003, 0);
         ASSERT_EQ(tns_wait_convert_rated(&abs, &m, &in, &out, NULL), 0);
         EXPECT_EQ(out.tv_sec, 503);
+}
+
+/* What alarm returns, from setitimer's old value (host time): the
+ * namespace's seconds, rounded as the kernel's alarm_setitimer(). */
+TEST(alarm_left) {
+        const uint64_t one = TNS_RATE_ONE;
+
+        EXPECT_EQ(tns_wait_alarm_left(2 * one, 5, 0), 10U);
+        EXPECT_EQ(tns_wait_alarm_left(one / 2, 20, 0), 10U);
+        EXPECT_EQ(tns_wait_alarm_left(one, 0, 0), 0U); /* none left */
+        EXPECT_EQ(tns_wait_alarm_left(one, 0, 1), 1U); /* any left: at least 1 */
+        EXPECT_EQ(tns_wait_alarm_left(one, 2, 499999), 2U);
+        EXPECT_EQ(tns_wait_alarm_left(one, 2, 500000), 3U);
+        EXPECT_EQ(tns_wait_alarm_left(4 * one, 2, 400000), 10U); /* 9.6 s */
+        EXPECT_EQ(tns_wait_alarm_left(one, -1, 0), 0U);
+        EXPECT_EQ(tns_wait_alarm_left(one, 1, 1000000), 0U);
+        EXPECT_EQ(tns_wait_alarm_left(1000000 * one, 100000, 0), UINT32_MAX);
 }
