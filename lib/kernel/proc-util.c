@@ -216,6 +216,28 @@ int tns_proc_has_mapping(pid_t pid, const char *needle) {
         return 0;
 }
 
+int tns_proc_find_mappings(pid_t pid, const char *path_part, uint64_t offset, uint64_t *addrs, unsigned max) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char line[512];
+        unsigned n = 0;
+        int r;
+
+        r = open_maps(pid, &f);
+        if (r < 0)
+                return r;
+        while (fgets(line, sizeof(line), f)) {
+                unsigned long lo, hi, off;
+
+                if (strstr(line, path_part) && sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &off) == 3 && off == offset) {
+                        if (n < max)
+                                addrs[n] = lo;
+                        if (n < INT32_MAX)
+                                n++;
+                }
+        }
+        return (int) n;
+}
+
 int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino) {
         _cleanup_(fclosep) FILE *f = NULL;
         char line[512];

@@ -64,6 +64,11 @@ int tns_proc_has_mapping(pid_t pid, const char *needle);
  * file: never proof of what the file is (tns_proc_find_file_mapping). */
 int tns_proc_find_mapping(pid_t pid, const char *path_part, uint64_t offset, uint64_t *ret_addr, uint64_t *ret_ino);
 
+/* The starts of every such mapping (of path_part at file offset
+ * offset), the first max of them into addrs in the order of the maps:
+ * how many there are (may exceed max), or -errno. */
+int tns_proc_find_mappings(pid_t pid, const char *path_part, uint64_t offset, uint64_t *addrs, unsigned max);
+
 /* The start and end (ret_end may be NULL) of the kernel's special mapping
  * `name` ("[vdso]", "[vvar]") in /proc/PID/maps: a line whose path is
  * exactly name, which a process cannot forge (a file's path is absolute,

@@ -175,6 +175,11 @@ struct tns_wait_page_cache {
          * sent it again (its mmap failed). */
         pid_t tail_tid;
         uint64_t addr;
+        /* wait_pages only: its other wait pages, 0 where none. Threads
+         * held at once before their process had one map one each (the
+         * tail, or the single steps before it): slots a predecessor gave
+         * them in any of these are known for ours. */
+        uint64_t more[3];
 };
 
 /* The kernel time namespaces seen, by inode (supervisor-kns.c). */

@@ -78,6 +78,11 @@ static int walk_child(pid_t child, void *userdata) {
         m = pinned_member(w->s, child);
         if (m && m->ns != w->ns)
                 return 0;
+        /* A listener's root was added as one (for its own namespace): its
+         * subtree is walked once, from there (helper-40). */
+        for (struct listener *l = w->s->listeners; l; l = l->next)
+                if (l->root_pid == child)
+                        return 0;
         if (!m)
                 walk_add(w, child); /* pinned ones were added as roots */
         return 0;

@@ -313,6 +313,7 @@ static int slot_alloc(struct tns_supervisor *s, pid_t tgid) {
 
 static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid_t tgid, uint64_t *ret) {
         struct tns_wait_page_cache *c = &l->s->wait_pages[(unsigned) tgid % TNS_WAIT_PAGE_CACHE];
+        uint64_t pages[1 + ELEMENTSOF(c->more)] = {};
         char magic[16];
         int r;
 
@@ -332,12 +333,30 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
                 }
         }
         *ret = 0;
-        r = tns_proc_find_mapping(req->pid, WAIT_PAGE_NAME, 0, ret, NULL);
-        if (r < 0 && r != -ENOENT)
+        r = tns_proc_find_mappings(req->pid, WAIT_PAGE_NAME, 0, pages, ELEMENTSOF(pages));
+        if (r < 0)
                 return r;
-        *c = (struct tns_wait_page_cache){
-                .tgid = tgid, .tail_tid = *ret ? 0 : tail_tid, .addr = *ret ? *ret : WAIT_PAGE_NONE};
+        *ret = r > 0 ? pages[0] : 0;
+        *c = (struct tns_wait_page_cache){.tgid = tgid,
+                                          .tail_tid = *ret ? 0 : tail_tid,
+                                          .addr = *ret ? *ret : WAIT_PAGE_NONE,
+                                          .more = {pages[1], pages[2], pages[3]}};
         return 0;
+}
+
+/* Whether ptr is in a wait page of process tgid: page (its own, 0 if
+ * none) or another one wait_page_of() found. */
+static bool in_wait_pages(const struct tns_supervisor *s, pid_t tgid, uint64_t page, uint64_t ptr) {
+        const struct tns_wait_page_cache *c = &s->wait_pages[(unsigned) tgid % TNS_WAIT_PAGE_CACHE];
+
+        if (page && ptr >= page && ptr - page < TNS_WAIT_PAGE_SIZE)
+                return true;
+        if (c->tgid != tgid)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(c->more); i++)
+                if (c->more[i] && ptr >= c->more[i] && ptr - c->more[i] < TNS_WAIT_PAGE_SIZE)
+                        return true;
+        return false;
 }
 
 static const struct tns_ns *tree_root(const struct tns_ns *ns) {
@@ -584,7 +603,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
          * restarted while the call was held): a wait already converted,
          * or times a predecessor wrote for a "now" (recovered below).
          * Explicit times anywhere else are the program's own. */
-        if ((tns_wait_size(spec.kind) && page && ptr >= page && ptr < page + TNS_WAIT_PAGE_SIZE) != recovered)
+        if ((tns_wait_size(spec.kind) && in_wait_pages(l->s, st.tgid, page, ptr)) != recovered)
                 return TNS_REPLY_CONTINUE;
         if (w)
                 return TNS_REPLY_CONTINUE; /* cannot happen: the thread is in our hands */
@@ -695,9 +714,10 @@ static int map_page_by_tail(struct wait_trace *w, const struct user_regs_struct 
         r = tns_wait_tail_send(h, w->tid, regs, w->nr, w->target_fd);
         if (r < 0)
                 return r;
-        /* Other threads held meanwhile are sent it too: two pages at
-         * worst (the first in the maps is used), where a thread left to
-         * wait for another's page would wait while that one is stopped. */
+        /* Other threads held meanwhile are sent it too: a page each (a
+         * successor knows slots in any: wait_page_of()), where a thread
+         * left to wait for another's page would wait while that one is
+         * stopped. */
         *c = (struct tns_wait_page_cache){.tgid = w->tgid, .tail_tid = w->tid};
         memset(w->s->wait_page_by_tid, 0, sizeof(w->s->wait_page_by_tid));
         return 0;

@@ -136,6 +136,22 @@ sig_result() {
         grep -q "result=0" "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
 }
 
+# A process may have more than one wait page (threads held at once before
+# it had one map one each); a successor knows a slot in any of them for
+# ours, not only in the first the maps list (helper-40: a restarted
+# absolute sleep in another page was converted again and woke 2.2 s
+# early). The second page here is the program's own, mapped low.
+@test "a sleep restarted after a hand-over keeps its deadline when its slot is not in the first wait page of the maps" {
+        local rc=0
+        start_daemon
+        bg "$TIMENSCTL" run --monotonic +10d -- "$P" decoy-stop-sleep monotonic 3000 1500 >"$BATS_TEST_TMPDIR/out" 2>&1
+        sleep 0.6
+        handover_daemon
+        wait "${BG_PIDS[0]}" || rc=$?
+        [ "$rc" -eq 0 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/out")"
+        grep -q "result=0" "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+}
+
 @test "python3: time.sleep(0.3) and threading.Event().wait(0.3) under +10 days monotonic" {
         command -v python3 >/dev/null || skip "no python3"
         # Both measured on the namespace's clock and bounded on the host's.

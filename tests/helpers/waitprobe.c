@@ -13,6 +13,12 @@
  *                                    thread's absolute sleep of 100 ms
  *                                    that starts at SIGMS ms (a timensd
  *                                    handed over meanwhile serves it)
+ *     waitprobe decoy-stop-sleep CLOCK MS SIGMS   stop-sleep, after a
+ *                                    short absolute sleep (our wait page
+ *                                    mapped) and a mapping named as wait
+ *                                    pages are, with their magic, placed
+ *                                    low so that it comes first in the maps
+ *                                    (as a second page of ours would)
  *     waitprobe exec-thread CLOCK MS while the main thread sleeps 10 x MS,
  *                                    another execs "waitprobe sleep CLOCK MS"
  *     waitprobe exec-busy CLOCK N    4 threads in relative 100 us sleeps
@@ -62,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -532,6 +539,26 @@ static void *late_sleep(void *arg) {
         return send_later(&(struct sender){0, SIGSTOP, s->target});
 }
 
+/* A second "wait page" low in the address space: a memfd of the name and
+ * magic of ours, mapped as ours are (lib/supervisor/supervisor-wait.c). */
+static int map_decoy_page(void) {
+        int fd = memfd_create("timens-wait", MFD_CLOEXEC);
+        void *p = MAP_FAILED;
+
+        if (fd < 0 || ftruncate(fd, 16 * 4096) < 0 || pwrite(fd, "timens-wait-pg1", 16, 0) != 16)
+                return -1;
+        for (uintptr_t at = 0x10000000; at < 0x80000000 && p == MAP_FAILED; at += 0x10000000)
+                p = mmap((void *) at, 16 * 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+        close(fd);
+        return p == MAP_FAILED ? -1 : 0;
+}
+
+static int do_decoy_sleep(clockid_t c, long ms, long sig_ms) {
+        if (do_sleep(c, 20) != 0 || map_decoy_page() < 0)
+                return -1;
+        return do_sig_sleep(c, ms, sig_ms, SIGSTOP, 0);
+}
+
 static int do_late_sleep(clockid_t c, long ms, long sig_ms) {
         static struct sender snd;
         pthread_t t;
@@ -618,6 +645,8 @@ int main(int argc, char **argv) {
                 r = do_sig_sleep(c, ms, atol(argv[4]), SIGSTOP, 0);
         else if (strcmp(kind, "late-stop-sleep") == 0 && argc == 5)
                 r = do_late_sleep(c, ms, atol(argv[4]));
+        else if (strcmp(kind, "decoy-stop-sleep") == 0 && argc == 5)
+                r = do_decoy_sleep(c, ms, atol(argv[4]));
         else {
                 fprintf(stderr, "unknown kind %s\n", kind);
                 return 2;
