@@ -23,6 +23,7 @@
 #include "inject.h"
 #include "proc-util.h"
 #include "supervisor-internal.h"
+#include "tail-send.h"
 #include "util.h"
 
 #define AUXV_MAX_WORDS (1U << 18) /* 2 MiB of pointers: beyond ARG_MAX */
@@ -1099,6 +1100,27 @@ static int seize_stopped(struct tns_supervisor *s, pid_t tid, pid_t tgid, int *r
         return -ETIMEDOUT;
 }
 
+/* A failed exec's thread our predecessor had sent into the close tail
+ * (close-tail.h), stopped by our SIGSTOP at its first instruction: the
+ * fd is in r11, the tail closes it once let go. */
+static bool at_close_tail(struct exec_trace *t, const struct user_regs_struct *regs) {
+        uint64_t base;
+
+        return t->s->vdso->tail && kernel_vdso_of(t->tid, &base) >= 0 &&
+               regs->rip == base + t->s->vdso->tail + TNS_TAIL_CLOSE_OFFSET && regs->r11 == (uint64_t) t->target_fd;
+}
+
+/* The exec tail's code at ip, not the wait tail's (tail-send.h), which
+ * starts at the same place: a thread stopped there by its user (^Z while
+ * it was held) is no program of ours to continue (helper-40). */
+static bool at_exec_tail(pid_t pid, uint64_t ip) {
+        long word;
+
+        errno = 0;
+        word = ptrace(PTRACE_PEEKTEXT, pid, ip, 0);
+        return errno == 0 && memcmp(&word, tns_inject_tail, sizeof(word)) == 0;
+}
+
 /* A stopped member: if it is a program its predecessor held (stopped at
  * its first instruction, the kernel's vDSO still in its auxv, or our tail
  * already in its registers), finishes its exec and lets it run on. Any
@@ -1119,7 +1141,7 @@ static bool adopt_one(struct tns_supervisor *s, struct tns_ns *ns, pid_t pid, in
                 return r == -ECHILD; /* gone meanwhile: nothing left to do */
         ours = ptrace(PTRACE_GETREGS, pid, 0, &regs) >= 0 && regs.cs == 0x33 &&
                ((regs.rip == entry && read_sysinfo(pid, regs.rsp, &off, &kernel_base) >= 0 && kernel_base == vdso) ||
-                (s->vdso->tail && regs.rip == vdso + s->vdso->tail));
+                (s->vdso->tail && regs.rip == vdso + s->vdso->tail && at_exec_tail(pid, regs.rip)));
         if (!ours) {
                 /* Stays in its stop: the kernel puts a task detached in a
                  * group stop back into it. */
@@ -1204,7 +1226,10 @@ static bool adopt_failed_exec(struct tns_supervisor *s, const struct memfd_id *i
                 (void) ptrace(PTRACE_DETACH, tid, 0, 0); /* back into its stop */
                 return false;
         }
-        if (failed && t.target_fd != INT_MAX) {
+        /* At the close tail's first instruction, its fd in r11: the tail
+         * closes it once let go (closed here too, another thread could
+         * have had the number meanwhile: helper-40). */
+        if (failed && t.target_fd != INT_MAX && !at_close_tail(&t, &regs)) {
                 r = undo_addfd(&t);
                 if (r == -ESRCH)
                         return true; /* gone meanwhile */
