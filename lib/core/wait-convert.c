@@ -450,3 +450,40 @@ unsigned tns_wait_alarm_left(uint64_t mult, int64_t old_sec, int64_t old_usec) {
                 sec++;
         return sec > UINT32_MAX ? UINT32_MAX : (unsigned) sec;
 }
+
+static int64_t duration_from_host(uint64_t mult, int64_t host) {
+        return host <= 0 ? host : tns_rate_duration_from_host(mult, host);
+}
+
+int tns_wait_timer_from_host(enum tns_wait_kind kind, uint64_t mult, void *buf) {
+        if (kind == TNS_WAIT_ITIMERSPEC) {
+                struct timespec t[2];
+                int64_t v;
+
+                memcpy(t, buf, sizeof(t));
+                for (unsigned i = 0; i < 2; i++) {
+                        if (ts_in(&t[i], &v) < 0)
+                                return -EINVAL;
+                        t[i] = tns_ns_to_ts(duration_from_host(mult, v));
+                }
+                memcpy(buf, t, sizeof(t));
+                return 0;
+        }
+        if (kind == TNS_WAIT_ITIMERVAL) {
+                struct k_timeval t[2];
+                int64_t v;
+
+                memcpy(t, buf, sizeof(t));
+                for (unsigned i = 0; i < 2; i++) {
+                        if (tv_in(&t[i], &v) < 0)
+                                return -EINVAL;
+                        /* Rounded down to the microsecond, as the kernel
+                         * rounds what it writes. */
+                        v = duration_from_host(mult, v) / 1000;
+                        t[i] = (struct k_timeval){v / 1000000, v % 1000000};
+                }
+                memcpy(buf, t, sizeof(t));
+                return 0;
+        }
+        return -EINVAL;
+}

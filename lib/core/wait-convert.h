@@ -75,6 +75,13 @@ int tns_wait_time_left_rated(const struct tns_wait_spec *spec, uint64_t mult, in
  * while any is left). */
 unsigned tns_wait_alarm_left(uint64_t mult, int64_t old_sec, int64_t old_usec);
 
+/* A timer's value and interval as the kernel reports them (the old value
+ * setitimer, timer_settime and timerfd_settime return: host durations),
+ * made the namespace's at rate mult, in place: buf holds an itimerval
+ * (TNS_WAIT_ITIMERVAL) or an itimerspec (TNS_WAIT_ITIMERSPEC). -EINVAL
+ * for another kind or a value the kernel would not report. */
+int tns_wait_timer_from_host(enum tns_wait_kind kind, uint64_t mult, void *buf);
+
 /* The upper half of a timeout converted in its register (poll, epoll,
  * alarm: TNS_WAIT_INT_*), which the kernel does not read (an int
  * argument is its low 32 bits: SYSCALL_DEFINE's casts): a call that

@@ -205,12 +205,28 @@ static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *s
  * the converted value: the timer, its expirations and its old value are
  * the kernel's (do_timerfd_settime, fs/timerfd.c). Anything we cannot
  * convert goes to the kernel unchanged for its own errno. */
+/* The rate waits of class c in ns are scaled by now (a frozen clock's:
+ * the host's, as its waits pass in host time). */
+static int class_mult(const struct tns_ns *ns, int c, uint64_t *ret) {
+        struct tns_rate_map m, wm;
+        struct timespec now;
+        int64_t host = 0;
+
+        if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                return -EINVAL;
+        tns_ns_rate_map(ns, c, &m);
+        tns_wait_map(&m, host, &wm);
+        *ret = wm.mult;
+        return 0;
+}
+
 static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
                                  const struct tns_wait_spec *spec, const struct itimerspec *in) {
         _cleanup_close_ int fd = -EBADF;
         struct itimerspec conv, old;
         int flags = (int) req->data.args[1], c;
         clockid_t clock;
+        uint64_t mult;
         int64_t off;
 
         if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
@@ -238,6 +254,10 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
         if (timerfd_settime(fd, flags, &conv, &old) < 0)
                 return negative_errno();
         l->s->stats.waits_converted++;
+        /* What was left of the timer, a duration: the namespace's. */
+        if (tns_ns_rated(ns) &&
+            (class_mult(ns, c, &mult) < 0 || tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, mult, &old) < 0))
+                old = (struct itimerspec){};
         if (req->data.args[3] != 0) {
                 struct iovec local = {&old, sizeof(old)},
                              remote = {(void *) (uintptr_t) req->data.args[3], sizeof(old)};
@@ -923,16 +943,7 @@ static bool call_has_sigmask(const struct wait_trace *w) {
 /* The rate a held wait's time left is scaled by: its class's, as
  * tns_wait_map() makes it (1 for a frozen clock). */
 static int wait_mult(const struct wait_trace *w, uint64_t *ret) {
-        struct tns_rate_map m, wm;
-        struct timespec now;
-        int64_t host = 0;
-
-        if (clock_gettime(tns_class_clock(w->clock_class), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
-                return -EINVAL;
-        tns_ns_rate_map(w->ns, w->clock_class, &m);
-        tns_wait_map(&m, host, &wm);
-        *ret = wm.mult;
-        return 0;
+        return class_mult(w->ns, w->clock_class, ret);
 }
 
 /* Into the program's memory at addr: the thread is stopped in our hands,
@@ -1003,6 +1014,25 @@ static void alarm_result(struct wait_trace *w, struct user_regs_struct *regs) {
         regs->rax = tns_wait_alarm_left(mult, old.it_value.tv_sec, old.it_value.tv_usec);
 }
 
+/* The old value setitimer and timer_settime wrote, a duration: in a
+ * rated namespace, the namespace's (helper-39: 10 s armed read back 5 at
+ * x2). */
+static void convert_old_timer(struct wait_trace *w, int64_t rax) {
+        const bool itv = w->nr == SYS_setitimer;
+        const unsigned arg = itv ? 2 : w->nr == SYS_timer_settime ? 3 : 0;
+        const enum tns_wait_kind kind = itv ? TNS_WAIT_ITIMERVAL : TNS_WAIT_ITIMERSPEC;
+        uint64_t addr = arg ? w->args[arg] : 0, mult;
+        unsigned char old[32] = {};
+
+        if (!addr || rax != 0 || w->taken_back || w->as_setitimer || !tns_ns_rated(w->ns))
+                return;
+        if (process_vm_readv(w->tid, &(struct iovec){old, sizeof(old)}, 1,
+                             &(struct iovec){(void *) (uintptr_t) addr, sizeof(old)}, 1, 0) != sizeof(old) ||
+            wait_mult(w, &mult) < 0 || tns_wait_timer_from_host(kind, mult, old) < 0)
+                return;
+        write_stopped(w, addr, old, sizeof(old));
+}
+
 static void on_exit_stop(struct wait_trace *w, int sig) {
         struct user_regs_struct regs;
         bool failed;
@@ -1024,8 +1054,10 @@ static void on_exit_stop(struct wait_trace *w, int sig) {
                 if ((int64_t) regs.rax == -EINTR && !call_has_sigmask(w))
                         regs.rax = (uint64_t) -ERESTARTNOHAND;
         }
-        if (sig == 0)
+        if (sig == 0) {
                 convert_rem(w, (int64_t) regs.rax);
+                convert_old_timer(w, (int64_t) regs.rax);
+        }
         /* Our interrupt ended it to convert the deadline again. A sleep
          * (-ERESTARTNOHAND) and futex_waitv (-ERESTARTSYS) restart through
          * the filter by themselves; a futex wait would restart from its

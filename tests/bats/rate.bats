@@ -125,6 +125,21 @@ check_read_rate() {
         ((e >= 1400 && e <= 1700)) || fail "alarm(3) at x2: $e ms of host time"
 }
 
+# The old value setitimer, timer_settime and timerfd_settime return is a
+# duration of the namespace's (helper-39: 10 s armed read back 5 at x2).
+@test "the old value of setitimer, timer_settime and timerfd_settime is the namespace's at x2 and x0.5" {
+        local r k v i
+        for r in 2 0.5; do
+                for k in itimer timer timerfd; do
+                        run -0 --separate-stderr tns run --rate "$r" -- "$HELPERS/rateprobe" old "$k"
+                        v=$(field value "$output")
+                        i=$(field interval "$output")
+                        ((v >= 9850 && v <= 9950)) || fail "x$r $k: value $v ms left of 10 s after 100 ms ($output)"
+                        ((i >= 2990 && i <= 3000)) || fail "x$r $k: interval $i ms, want 3 s ($output)"
+                done
+        done
+}
+
 # The time left that select writes back and nanosleep's rem are the
 # namespace's durations, as on the host: a loop that waits for what is
 # left ends (before, select's was never written: a loop on it waited on).

@@ -14,6 +14,11 @@
  *                              a wait of MS ms interrupted by SIGALRM
  *                              (setitimer) after SIGMS ms; prints the
  *                              time left it reports ("left=L ms")
+ *     rateprobe old KIND       arms KIND (itimer, timer, timerfd) for 10 s
+ *                              with an interval of 3 s, then disarms it
+ *                              after 100 ms (the namespace's): prints
+ *                              the old value it returned ("value=V
+ *                              interval=I", ms)
  *     rateprobe alarm-left S   alarm(S), then alarm(0) after 100 ms (the
  *                              namespace's): prints what the second
  *                              returned ("left=N")
@@ -213,6 +218,49 @@ int main(int argc, char *argv[]) {
                         left_us = rem.tv_sec * 1000000LL + rem.tv_nsec / 1000;
                 }
                 printf("%s result=%d errno=%d left=%lld ms\n", argv[2], r, r < 0 ? errno : 0, left_us / 1000);
+                return 0;
+        }
+        if (argc == 3 && strcmp(argv[1], "old") == 0) {
+                struct timespec pause_ts = {0, 100 * 1000 * 1000};
+                long long value = -1, interval = -1;
+
+                if (strcmp(argv[2], "itimer") == 0) {
+                        struct itimerval it = {.it_value = {10, 0}, .it_interval = {3, 0}}, zero = {}, old;
+
+                        signal(SIGALRM, SIG_IGN);
+                        setitimer(ITIMER_REAL, &it, NULL);
+                        nanosleep(&pause_ts, NULL);
+                        if (setitimer(ITIMER_REAL, &zero, &old) == 0) {
+                                value = old.it_value.tv_sec * 1000LL + old.it_value.tv_usec / 1000;
+                                interval = old.it_interval.tv_sec * 1000LL + old.it_interval.tv_usec / 1000;
+                        }
+                } else {
+                        struct itimerspec its = {.it_value = {10, 0}, .it_interval = {3, 0}}, zero = {}, old;
+                        int r = -1;
+
+                        if (strcmp(argv[2], "timer") == 0) {
+                                struct sigevent sev = {.sigev_notify = SIGEV_NONE};
+                                timer_t t;
+
+                                if (timer_create(CLOCK_MONOTONIC, &sev, &t) == 0 &&
+                                    timer_settime(t, 0, &its, NULL) == 0) {
+                                        nanosleep(&pause_ts, NULL);
+                                        r = timer_settime(t, 0, &zero, &old);
+                                }
+                        } else {
+                                int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+
+                                if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL) == 0) {
+                                        nanosleep(&pause_ts, NULL);
+                                        r = timerfd_settime(fd, 0, &zero, &old);
+                                }
+                        }
+                        if (r == 0) {
+                                value = old.it_value.tv_sec * 1000LL + old.it_value.tv_nsec / 1000000;
+                                interval = old.it_interval.tv_sec * 1000LL + old.it_interval.tv_nsec / 1000000;
+                        }
+                }
+                printf("value=%lld interval=%lld\n", value, interval);
                 return 0;
         }
         if (argc == 3 && strcmp(argv[1], "alarm-left") == 0) {

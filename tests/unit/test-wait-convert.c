@@ -344,3 +344,30 @@ TEST(alarm_left) {
         EXPECT_EQ(tns_wait_alarm_left(one, 1, 1000000), 0U);
         EXPECT_EQ(tns_wait_alarm_left(1000000 * one, 100000, 0), UINT32_MAX);
 }
+
+/* A timer's old value as the kernel wrote it (host time), made the
+ * namespace's: value and interval scaled, each rounded down. */
+TEST(timer_from_host) {
+        struct itimerspec its = {.it_interval = {1, 500000000}, .it_value = {5, 0}};
+        struct {
+                int64_t sec, usec;
+        } itv[2] = {{1, 500000}, {5, 1}};
+
+        ASSERT_EQ(tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, 2 * TNS_RATE_ONE, &its), 0);
+        EXPECT_EQ(its.it_interval.tv_sec, 3);
+        EXPECT_EQ(its.it_interval.tv_nsec, 0);
+        EXPECT_EQ(its.it_value.tv_sec, 10);
+        ASSERT_EQ(tns_wait_timer_from_host(TNS_WAIT_ITIMERVAL, TNS_RATE_ONE / 2, itv), 0);
+        EXPECT_EQ(itv[0].sec, 0);
+        EXPECT_EQ(itv[0].usec, 750000);
+        EXPECT_EQ(itv[1].sec, 2);
+        EXPECT_EQ(itv[1].usec, 500000); /* 2.5000005 s, rounded down */
+        /* Disarmed stays disarmed; what the kernel never writes is refused. */
+        its = (struct itimerspec){};
+        ASSERT_EQ(tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, 3 * TNS_RATE_ONE, &its), 0);
+        EXPECT_EQ(its.it_value.tv_sec, 0);
+        EXPECT_EQ(its.it_value.tv_nsec, 0);
+        its.it_value.tv_nsec = 2000000000;
+        EXPECT_EQ(tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, TNS_RATE_ONE, &its), -EINVAL);
+        EXPECT_EQ(tns_wait_timer_from_host(TNS_WAIT_TIMESPEC, TNS_RATE_ONE, &its), -EINVAL);
+}
