@@ -168,6 +168,20 @@ static int realtime_now(const struct tns_ns *ns, struct timespec *ret) {
         return tns_ns_now(ns, TNS_CLASS_REALTIME, &host, ret);
 }
 
+/* The map waits of class c in ns are converted by now (tns_wait_map():
+ * a frozen clock's waits pass in host time). */
+static int class_wait_map(const struct tns_ns *ns, int c, struct tns_rate_map *ret) {
+        struct tns_rate_map m;
+        struct timespec now;
+        int64_t host = 0;
+
+        if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                return -EINVAL;
+        tns_ns_rate_map(ns, c, &m);
+        tns_wait_map(&m, host, ret);
+        return 0;
+}
+
 /* What the kernel must wait for, from what the caller gave (`in`, or the
  * argument in *reg), with the namespace's clock of class c now: its rate
  * in a rated namespace (lib/core/wait-convert.h, tns_wait_convert_rated),
@@ -185,14 +199,10 @@ static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *s
                 return tns_file_times_now(spec->kind, in, &now, out);
         }
         if (tns_ns_rated(ns)) {
-                struct tns_rate_map m, wm;
-                struct timespec now;
-                int64_t host = 0;
+                struct tns_rate_map wm;
 
-                if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
+                if (class_wait_map(ns, c, &wm) < 0)
                         return -EINVAL;
-                tns_ns_rate_map(ns, c, &m);
-                tns_wait_map(&m, host, &wm);
                 return tns_wait_convert_rated(spec, &wm, in, out, reg);
         }
         if (spec->relative)
@@ -205,28 +215,13 @@ static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *s
  * the converted value: the timer, its expirations and its old value are
  * the kernel's (do_timerfd_settime, fs/timerfd.c). Anything we cannot
  * convert goes to the kernel unchanged for its own errno. */
-/* The rate waits of class c in ns are scaled by now (a frozen clock's:
- * the host's, as its waits pass in host time). */
-static int class_mult(const struct tns_ns *ns, int c, uint64_t *ret) {
-        struct tns_rate_map m, wm;
-        struct timespec now;
-        int64_t host = 0;
-
-        if (clock_gettime(tns_class_clock(c), &now) < 0 || tns_ts_to_ns(&now, &host) < 0)
-                return -EINVAL;
-        tns_ns_rate_map(ns, c, &m);
-        tns_wait_map(&m, host, &wm);
-        *ret = wm.mult;
-        return 0;
-}
-
 static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
                                  const struct tns_wait_spec *spec, const struct itimerspec *in) {
         _cleanup_close_ int fd = -EBADF;
         struct itimerspec conv, old;
         int flags = (int) req->data.args[1], c;
+        struct tns_rate_map wm;
         clockid_t clock;
-        uint64_t mult;
         int64_t off;
 
         if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
@@ -256,7 +251,7 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
         l->s->stats.waits_converted++;
         /* What was left of the timer, a duration: the namespace's. */
         if (tns_ns_rated(ns) &&
-            (class_mult(ns, c, &mult) < 0 || tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, mult, &old) < 0))
+            (class_wait_map(ns, c, &wm) < 0 || tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, wm.mult, &old) < 0))
                 old = (struct itimerspec){};
         if (req->data.args[3] != 0) {
                 struct iovec local = {&old, sizeof(old)},
@@ -943,7 +938,12 @@ static bool call_has_sigmask(const struct wait_trace *w) {
 /* The rate a held wait's time left is scaled by: its class's, as
  * tns_wait_map() makes it (1 for a frozen clock). */
 static int wait_mult(const struct wait_trace *w, uint64_t *ret) {
-        return class_mult(w->ns, w->clock_class, ret);
+        struct tns_rate_map wm;
+
+        if (class_wait_map(w->ns, w->clock_class, &wm) < 0)
+                return -EINVAL;
+        *ret = wm.mult;
+        return 0;
 }
 
 /* Into the program's memory at addr: the thread is stopped in our hands,

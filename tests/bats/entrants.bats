@@ -47,6 +47,17 @@ teardown() {
         daemon_teardown
 }
 
+# first_child PID: its first child's pid, once it has one (10 s at most).
+first_child() {
+        local i c
+        for ((i = 0; i < 200; i++)); do
+                c=$(pgrep -P "$1" || true)
+                [ -n "$c" ] && break
+                sleep 0.05
+        done
+        echo "$c"
+}
+
 # A "container": a process tree in a pid namespace of its own, attached to
 # a namespace with realtime +10d. Sets INIT (its first process, host pid).
 start_container() {
@@ -55,12 +66,8 @@ start_container() {
                 while [ ! -e '$d/member' ]; do sleep 0.02; done
                 '$HELPERS/clockprobe' --vdso --sec realtime >'$d/member.out'
                 exec sleep 1000"
-        local unshare=${BG_PIDS[-1]} i
-        for ((i = 0; i < 200; i++)); do
-                INIT=$(pgrep -P "$unshare" || true)
-                [ -n "$INIT" ] && break
-                sleep 0.05
-        done
+        local unshare=${BG_PIDS[-1]}
+        INIT=$(first_child "$unshare")
         [ -n "$INIT" ] || fail "the container's first process did not start"
         run -0 tns attach "$unshare" --realtime +10d --name ctr
 }
@@ -109,12 +116,8 @@ near() {
         # The group member's "container": its own user, mount and pid
         # namespaces, attached by that member to a namespace of its own.
         bg setpriv --reuid=$OTHER --regid=$OTHER --groups=65534 unshare -U -r -m -p -f --mount-proc sleep 1000
-        local unshare=${BG_PIDS[-1]} init i
-        for ((i = 0; i < 200; i++)); do
-                init=$(pgrep -P "$unshare" || true)
-                [ -n "$init" ] && break
-                sleep 0.05
-        done
+        local unshare=${BG_PIDS[-1]} init
+        init=$(first_child "$unshare")
         [ -n "$init" ] || fail "the container's first process did not start"
         run -0 setpriv --reuid=$OTHER --regid=$OTHER --groups=65534 "$TIMENSCTL" attach "$unshare" \
                 --realtime +10d --name theirs
@@ -128,12 +131,8 @@ near() {
 
 @test "an entrant of a pid namespace nobody serves runs untouched" {
         bg unshare -p -f --mount-proc sleep 1000
-        local unshare=${BG_PIDS[-1]} init i
-        for ((i = 0; i < 200; i++)); do
-                init=$(pgrep -P "$unshare" || true)
-                [ -n "$init" ] && break
-                sleep 0.05
-        done
+        local unshare=${BG_PIDS[-1]} init
+        init=$(first_child "$unshare")
         run -0 timeout 10 nsenter -t "$init" -p -m "$HELPERS/clockprobe" --sec realtime
         near "host clock" "$output" "$("$HELPERS/clockprobe" --sec realtime)"
 }

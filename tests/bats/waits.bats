@@ -119,6 +119,20 @@ sig_result() {
         run -0 tns run --boottime "$BACK" -- "$P" stop-sleep boottime 800 200
 }
 
+# sleep_across_handover KIND DELAY: waitprobe KIND (a 3 s absolute sleep,
+# stopped and continued after 1.5 s) under +10 days monotonic, through
+# timensd, handed over after DELAY: it must end at its deadline.
+sleep_across_handover() {
+        local rc=0
+        start_daemon
+        bg "$TIMENSCTL" run --monotonic +10d -- "$P" "$1" monotonic 3000 1500 >"$BATS_TEST_TMPDIR/out" 2>&1
+        sleep "$2"
+        handover_daemon
+        wait "${BG_PIDS[0]}" || rc=$?
+        [ "$rc" -eq 0 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/out")"
+        grep -q "result=0" "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+}
+
 # A sleep held by one timensd points at a slot of its wait page; the next
 # one (a hand-over) does not know that slot, and another thread's sleep it
 # holds must not take it: a stop restarts the first sleep, which reads its
@@ -126,14 +140,7 @@ sig_result() {
 # stride away from its predecessor's base, which the state record keeps
 # (lowest-free, both took slot 1: the sleep of 3 s ended after 1.8).
 @test "an absolute sleep held across a hand-over keeps its deadline when a stop restarts it after the next timensd held another" {
-        local rc=0
-        start_daemon
-        bg "$TIMENSCTL" run --monotonic +10d -- "$P" late-stop-sleep monotonic 3000 1500 >"$BATS_TEST_TMPDIR/out" 2>&1
-        sleep 0.4
-        handover_daemon
-        wait "${BG_PIDS[0]}" || rc=$?
-        [ "$rc" -eq 0 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/out")"
-        grep -q "result=0" "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+        sleep_across_handover late-stop-sleep 0.4
 }
 
 # A process may have more than one wait page (threads held at once before
@@ -142,14 +149,7 @@ sig_result() {
 # absolute sleep in another page was converted again and woke 2.2 s
 # early). The second page here is the program's own, mapped low.
 @test "a sleep restarted after a hand-over keeps its deadline when its slot is not in the first wait page of the maps" {
-        local rc=0
-        start_daemon
-        bg "$TIMENSCTL" run --monotonic +10d -- "$P" decoy-stop-sleep monotonic 3000 1500 >"$BATS_TEST_TMPDIR/out" 2>&1
-        sleep 0.6
-        handover_daemon
-        wait "${BG_PIDS[0]}" || rc=$?
-        [ "$rc" -eq 0 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/out")"
-        grep -q "result=0" "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+        sleep_across_handover decoy-stop-sleep 0.6
 }
 
 @test "python3: time.sleep(0.3) and threading.Event().wait(0.3) under +10 days monotonic" {

@@ -85,20 +85,35 @@ static bool in_read(pid_t pid) {
         return false;
 }
 
+/* This host's vDSO, learnt as timensd learns it: 0, 1 (why: no tail
+ * can go here) or -errno. */
+static int host_with_tail(struct tns_vdso_host *h, const char **why) {
+        int r = tns_vdso_host_init_unproven(h);
+
+        *why = "no vDSO in this process (vdso=0?)";
+        if (r == -ENOENT)
+                return 1;
+        if (r < 0)
+                return r;
+        *why = "this kernel's vDSO has no padding for the tail";
+        if (!h->tail) {
+                tns_vdso_host_done(h);
+                return 1;
+        }
+        return 0;
+}
+
 TEST(tail_run_without_a_tracer_maps_the_page_and_makes_the_call_again) {
         struct tns_vdso_host h;
         struct user_regs_struct regs;
+        const char *why;
         int p[2], memfd, status, r;
         pid_t pid;
 
-        r = tns_vdso_host_init_unproven(&h);
-        if (r == -ENOENT)
-                SKIP("no vDSO in this process (vdso=0?)");
+        r = host_with_tail(&h, &why);
+        if (r > 0)
+                SKIP("%s", why);
         ASSERT_EQ(r, 0);
-        if (!h.tail) {
-                tns_vdso_host_done(&h);
-                SKIP("this kernel's vDSO has no padding for the tail");
-        }
         ASSERT_EQ(pipe(p), 0);
         memfd = make_memfd();
         ASSERT_TRUE(memfd >= 0);
@@ -173,17 +188,14 @@ static int close_child(int memfd) {
 TEST(close_tail_run_without_a_tracer_closes_and_returns_the_calls_result) {
         struct tns_vdso_host h;
         struct user_regs_struct regs;
+        const char *why;
         int memfd, status, r;
         pid_t pid;
 
-        r = tns_vdso_host_init_unproven(&h);
-        if (r == -ENOENT)
-                SKIP("no vDSO in this process (vdso=0?)");
+        r = host_with_tail(&h, &why);
+        if (r > 0)
+                SKIP("%s", why);
         ASSERT_EQ(r, 0);
-        if (!h.tail) {
-                tns_vdso_host_done(&h);
-                SKIP("this kernel's vDSO has no padding for the tail");
-        }
         memfd = make_memfd();
         ASSERT_TRUE(memfd >= 0);
         pid = fork();
