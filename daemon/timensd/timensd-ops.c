@@ -361,7 +361,6 @@ static int op_set(struct op_ctx *x) {
         r = find_target_to_change(x, "set", &ns);
         if (r < 0)
                 return r;
-        mask = request_offsets_for(x->req, ns, v);
         /* The rate first, refused as a whole before any clock moves. */
         if (request_rates(x->req)) {
                 r = tns_registry_set_rate(x->m->registry, ns, x->req->rate_mult, freeze_arg(x->req));
@@ -371,6 +370,10 @@ static int op_set(struct op_ctx *x) {
                                        text, sizeof(text));
                 log_ns(x, ns, "Set the rate to %s", text);
         }
+        /* The offsets against the clocks as the rate left them: a return
+         * to rate 1 folds the rate's drift into the offsets (helper-42:
+         * made before it, '+0' at x10 read the host's less that drift). */
+        mask = request_offsets_for(x->req, ns, v);
         r = mask ? tns_registry_set_offsets(x->m->registry, ns, mask, v, x->req->allow_backwards, &bad) : 0;
         if (r < 0)
                 return set_error(x, r, ns, bad, v);

@@ -441,9 +441,12 @@ int tns_parse_timerfd_fdinfo(const char *text, clockid_t *ret) {
 unsigned tns_wait_alarm_left(uint64_t mult, int64_t old_sec, int64_t old_usec) {
         int64_t ns, sec, usec;
 
-        if (old_sec < 0 || old_usec < 0 || old_usec >= 1000000 || old_sec > UINT32_MAX)
+        if (old_sec < 0 || old_usec < 0 || old_usec >= 1000000)
                 return 0;
-        ns = tns_rate_duration_from_host(mult, old_sec * TNS_NSEC_PER_SEC + old_usec * 1000);
+        /* A slow rate makes a host duration of more than 2^32 s of a
+         * short alarm (helper-42: alarm(4296) at 1/1000000 told 0). */
+        ns = tns_rate_duration_from_host(
+                mult, old_sec >= TNS_KTIME_SEC_MAX ? INT64_MAX : old_sec * TNS_NSEC_PER_SEC + old_usec * 1000);
         sec = ns / TNS_NSEC_PER_SEC;
         usec = ns % TNS_NSEC_PER_SEC / 1000;
         if ((sec == 0 && usec) || usec >= 500000)

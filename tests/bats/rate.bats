@@ -324,6 +324,16 @@ near_ms() {
         # A rate alone moves nothing: re-anchored where the clock is.
         run -0 tns set far --rate 1
         near_ms "--rate 1 after" "$(ns_minus_host far)" 86400000 300
+        # An offset with a return to rate 1, in one set, after a drift
+        # (helper-42: '+0' read the host's less the drift).
+        run -0 tns set far --rate 10
+        sleep 1
+        run -0 tns set far --faketime '+0'
+        near_ms "'+0' from x10" "$(ns_minus_host far)" 0 100
+        run -0 tns set far --rate 10
+        sleep 0.5
+        run -0 tns set far --realtime -1h --rate 1
+        near_ms "--realtime -1h --rate 1 from x10" "$(ns_minus_host far)" -3600000 100
 }
 
 @test "set --rate: a plain namespace with processes is refused (create it with --rate 1), an empty one is made rate-capable" {

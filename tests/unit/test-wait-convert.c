@@ -343,6 +343,8 @@ TEST(alarm_left) {
         EXPECT_EQ(tns_wait_alarm_left(one, -1, 0), 0U);
         EXPECT_EQ(tns_wait_alarm_left(one, 1, 1000000), 0U);
         EXPECT_EQ(tns_wait_alarm_left(1000000 * one, 100000, 0), UINT32_MAX);
+        /* 4296 s at 1/1000000: more than 2^32 s of host time. */
+        EXPECT_EQ(tns_wait_alarm_left((one + 500000) / 1000000, INT64_C(4296000000), 0), 4296U);
 }
 
 /* A timer's old value as the kernel wrote it (host time), made the
