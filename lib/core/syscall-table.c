@@ -176,6 +176,14 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
         RATED(TNS_SYS_IO_GETEVENTS, "io_getevents", SYS_io_getevents, 4),
         RATED(TNS_SYS_IO_PGETEVENTS, "io_pgetevents", SYS_io_pgetevents, 4),
 #undef RATED
+        /* What a timerfd has left, a duration: the namespace's at a rate
+         * (supervisor_timerfd_gettime()). */
+        [TNS_SYS_TIMERFD_GETTIME] = {.id = TNS_SYS_TIMERFD_GETTIME,
+                                     .name = "timerfd_gettime",
+                                     .nr = SYS_timerfd_gettime,
+                                     .trap = TNS_TRAP_RATED_ARG,
+                                     .trap_value = 1,
+                                     .rated = true},
         [TNS_SYS_ALARM] = {.id = TNS_SYS_ALARM,
                            .name = "alarm",
                            .nr = SYS_alarm,

@@ -43,6 +43,7 @@ enum tns_sys {
         TNS_SYS_IO_PGETEVENTS,
         TNS_SYS_SETITIMER,
         TNS_SYS_ALARM,
+        TNS_SYS_TIMERFD_GETTIME,
         TNS_SYS_SETNS,
         TNS_SYS_ARCH_PRCTL,
         /* File times set to "now" (lib/core/file-times.h). */

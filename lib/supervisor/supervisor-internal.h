@@ -504,6 +504,10 @@ int supervisor_ensure_sigchld(struct tns_supervisor *s);
 /* supervisor-wait.c: absolute waits. The reply for a call of a wait
  * syscall (TNS_REPLY_CONTINUE, -ERESTARTNOINTR with the caller held, or
  * the result of a call run on its behalf). */
+/* timerfd_gettime in a rated namespace: run on the target's own timer
+ * (pidfd_getfd), its value and interval made the namespace's durations
+ * (supervisor-wait.c). */
+int64_t supervisor_timerfd_gettime(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns);
 int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns,
                         const struct tns_syscall_desc *d);
 /* A call that sets file times and runs as it is (no realtime shift,

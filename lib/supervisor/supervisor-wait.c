@@ -211,6 +211,33 @@ static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *s
                                                : tns_wait_its_to_host(in, tns_ns_offset(ns, c), out);
 }
 
+int64_t supervisor_timerfd_gettime(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        _cleanup_close_ int fd = -EBADF;
+        struct itimerspec cur;
+        struct tns_rate_map wm;
+        clockid_t clock;
+        int c;
+
+        if (!tns_ns_rated(ns))
+                return TNS_REPLY_CONTINUE;
+        fd = target_fd(l, req, (int) req->data.args[0]);
+        if (fd == -ESRCH)
+                return -ESRCH;
+        if (fd < 0 || fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
+                return TNS_REPLY_CONTINUE; /* EBADF, EINVAL: the kernel's */
+        if (timerfd_gettime(fd, &cur) < 0)
+                return negative_errno();
+        if (class_wait_map(ns, c, &wm) < 0 || tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, wm.mult, &cur) < 0)
+                return TNS_REPLY_CONTINUE;
+        if (supervisor_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        if (process_vm_writev(req->pid, &(struct iovec){&cur, sizeof(cur)}, 1,
+                              &(struct iovec){(void *) (uintptr_t) req->data.args[1], sizeof(cur)}, 1,
+                              0) != sizeof(cur))
+                return -EFAULT;
+        return 0;
+}
+
 /* timerfd_settime(fd, flags, new, old) on the target's own timer, with
  * the converted value: the timer, its expirations and its old value are
  * the kernel's (do_timerfd_settime, fs/timerfd.c). Anything we cannot

@@ -492,6 +492,8 @@ static int64_t serve(struct listener *l, const struct seccomp_notif *req, struct
         }
         if (d->wait)
                 return supervisor_wait(l, req, ns, d);
+        if (d->id == TNS_SYS_TIMERFD_GETTIME)
+                return supervisor_timerfd_gettime(l, req, ns); /* supervisor-wait.c */
         if (d->id == TNS_SYS_SYSINFO && req->data.args[0] == 0 && req->data.args[1] == TNS_EXEC_MARKER)
                 return supervisor_exec_marker(l, req); /* supervisor-exec.c */
         if (d->id == TNS_SYS_SYSINFO)

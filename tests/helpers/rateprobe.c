@@ -18,7 +18,8 @@
  *                              with an interval of 3 s, then disarms it
  *                              after 100 ms (the namespace's): prints
  *                              the old value it returned ("value=V
- *                              interval=I", ms)
+ *                              interval=I", ms); KIND timerfd-get: what
+ *                              timerfd_gettime reads instead
  *     rateprobe alarm-left S   alarm(S), then alarm(0) after 100 ms (the
  *                              namespace's): prints what the second
  *                              returned ("left=N")
@@ -252,7 +253,8 @@ int main(int argc, char *argv[]) {
 
                                 if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL) == 0) {
                                         nanosleep(&pause_ts, NULL);
-                                        r = timerfd_settime(fd, 0, &zero, &old);
+                                        r = strcmp(argv[2], "timerfd-get") == 0 ? timerfd_gettime(fd, &old)
+                                                                                : timerfd_settime(fd, 0, &zero, &old);
                                 }
                         }
                         if (r == 0) {
