@@ -14,7 +14,6 @@
 int tns_tail_send(const struct tns_vdso_host *h, pid_t tid, size_t offset, const unsigned char *code, size_t n,
                   const struct user_regs_struct *regs, struct user_regs_struct *set) {
         _cleanup_close_ int mem = -EBADF;
-        unsigned char ehdr[sizeof(h->ehdr)];
         uint64_t base = 0;
         int r;
 
@@ -28,8 +27,7 @@ int tns_tail_send(const struct tns_vdso_host *h, pid_t tid, size_t offset, const
         if (mem < 0)
                 return mem;
         /* The host's vDSO, with the padding where the code goes. */
-        if (pread(mem, ehdr, sizeof(ehdr), (off_t) base) != (ssize_t) sizeof(ehdr) ||
-            memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0)
+        if (tns_vdso_host_at(h, mem, base) < 0)
                 return -ENOENT;
         if (pwrite(mem, code, n, (off_t) (base + h->tail + offset)) != (ssize_t) n)
                 return -EIO;

@@ -171,3 +171,11 @@ bool tns_vdso_host_site(const struct tns_vdso_host *h, uint64_t ip, uint64_t *re
         }
         return false;
 }
+
+int tns_vdso_host_at(const struct tns_vdso_host *h, int mem, uint64_t base) {
+        unsigned char ehdr[sizeof(h->ehdr)];
+
+        if (pread(mem, ehdr, sizeof(ehdr), (off_t) base) != (ssize_t) sizeof(ehdr))
+                return -EIO;
+        return memcmp(ehdr, h->ehdr, sizeof(ehdr)) == 0 ? 0 : -ENOEXEC;
+}

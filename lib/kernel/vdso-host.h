@@ -50,6 +50,11 @@ int tns_vdso_host_init(struct tns_vdso_host *ret);
 int tns_vdso_host_init_unproven(struct tns_vdso_host *ret);
 void tns_vdso_host_done(struct tns_vdso_host *h);
 
+/* Whether this host's kernel vDSO (its ELF header) lies at base in the
+ * memory mem reads (tns_proc_open_mem()): 0, -ENOEXEC if something else
+ * does (a mapping a program placed there), -EIO if it cannot be read. */
+int tns_vdso_host_at(const struct tns_vdso_host *h, int mem, uint64_t base);
+
 /* If ip could be the return address of a kernel vDSO fallback syscall,
  * returns true with the base the kernel vDSO would have. */
 bool tns_vdso_host_site(const struct tns_vdso_host *h, uint64_t ip, uint64_t *ret_base);

@@ -8,14 +8,12 @@
 #include "vdso-syscall-path.h"
 
 int tns_vdso_syscall_path(const struct tns_vdso_host *h, int mem, uint64_t base) {
-        unsigned char ehdr[sizeof(h->ehdr)];
-        int n = 0;
+        int n = 0, r;
 
         /* The program's own kernel vDSO, not a mapping it placed there. */
-        if (pread(mem, ehdr, sizeof(ehdr), (off_t) base) != (ssize_t) sizeof(ehdr))
-                return -EIO;
-        if (memcmp(ehdr, h->ehdr, sizeof(ehdr)) != 0)
-                return -ENOEXEC;
+        r = tns_vdso_host_at(h, mem, base);
+        if (r < 0)
+                return r;
         for (int f = 0; f < _TNS_VDSO_FN_MAX; f++) {
                 uint8_t now[TNS_VDSO_HEAD], stub[TNS_VDSO_HEAD];
                 const size_t len = h->head_len[f];

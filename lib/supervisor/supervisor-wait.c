@@ -111,6 +111,17 @@ static void log_wait(struct tns_supervisor *s, pid_t tid, int nr, int level, int
 
 /* Target memory, trusted only if the notification is still valid after
  * the read (the pid may have been reused). */
+/* buf into the caller's memory at addr, once its notification is known
+ * to be still its (a pid reused meanwhile would be a stranger's). */
+static int write_target(const struct listener *l, const struct seccomp_notif *req, uint64_t addr, const void *buf,
+                        size_t len) {
+        struct iovec local = {(void *) buf, len}, remote = {(void *) (uintptr_t) addr, len};
+
+        if (supervisor_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        return process_vm_writev(req->pid, &local, 1, &remote, 1, 0) == (ssize_t) len ? 0 : -EFAULT;
+}
+
 static int read_target(const struct listener *l, const struct seccomp_notif *req, uint64_t addr, void *buf,
                        size_t len) {
         struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
@@ -211,31 +222,48 @@ static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *s
                                                : tns_wait_its_to_host(in, tns_ns_offset(ns, c), out);
 }
 
-int64_t supervisor_timerfd_gettime(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
-        _cleanup_close_ int fd = -EBADF;
-        struct itimerspec cur;
-        struct tns_rate_map wm;
+/* The caller's timerfd (its args[0]) in *ret_fd and its clock's class:
+ * 0, -ESRCH if the caller is gone, or another -errno for a call the
+ * kernel answers (EBADF, EINVAL: its own). */
+static int target_timerfd(struct listener *l, const struct seccomp_notif *req, int *ret_fd, int *ret_class) {
+        _cleanup_close_ int fd = target_fd(l, req, (int) req->data.args[0]);
         clockid_t clock;
         int c;
 
+        if (fd < 0)
+                return fd;
+        if (fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
+                return -EINVAL;
+        *ret_fd = TAKE_FD(fd);
+        *ret_class = c;
+        return 0;
+}
+
+/* A timer's value and interval as the kernel reports them, made the
+ * durations of rated namespace ns's class c (tns_wait_timer_from_host()). */
+static int timer_to_ns(const struct tns_ns *ns, int c, struct itimerspec *its) {
+        struct tns_rate_map wm;
+
+        if (class_wait_map(ns, c, &wm) < 0)
+                return -EINVAL;
+        return tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, wm.mult, its);
+}
+
+int64_t supervisor_timerfd_gettime(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
+        _cleanup_close_ int fd = -EBADF;
+        struct itimerspec cur;
+        int c, r;
+
         if (!tns_ns_rated(ns))
                 return TNS_REPLY_CONTINUE;
-        fd = target_fd(l, req, (int) req->data.args[0]);
-        if (fd == -ESRCH)
-                return -ESRCH;
-        if (fd < 0 || fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
-                return TNS_REPLY_CONTINUE; /* EBADF, EINVAL: the kernel's */
+        r = target_timerfd(l, req, &fd, &c);
+        if (r < 0)
+                return r == -ESRCH ? r : TNS_REPLY_CONTINUE;
         if (timerfd_gettime(fd, &cur) < 0)
                 return negative_errno();
-        if (class_wait_map(ns, c, &wm) < 0 || tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, wm.mult, &cur) < 0)
+        if (timer_to_ns(ns, c, &cur) < 0)
                 return TNS_REPLY_CONTINUE;
-        if (supervisor_id_valid(l->fd, req->id) < 0)
-                return -ESRCH;
-        if (process_vm_writev(req->pid, &(struct iovec){&cur, sizeof(cur)}, 1,
-                              &(struct iovec){(void *) (uintptr_t) req->data.args[1], sizeof(cur)}, 1,
-                              0) != sizeof(cur))
-                return -EFAULT;
-        return 0;
+        return write_target(l, req, req->data.args[1], &cur, sizeof(cur));
 }
 
 /* timerfd_settime(fd, flags, new, old) on the target's own timer, with
@@ -246,18 +274,14 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
                                  const struct tns_wait_spec *spec, const struct itimerspec *in) {
         _cleanup_close_ int fd = -EBADF;
         struct itimerspec conv, old;
-        int flags = (int) req->data.args[1], c;
-        struct tns_rate_map wm;
-        clockid_t clock;
+        int flags = (int) req->data.args[1], c, r;
         int64_t off;
 
         if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
                 return TNS_REPLY_CONTINUE;
-        fd = target_fd(l, req, (int) req->data.args[0]);
-        if (fd == -ESRCH)
-                return -ESRCH;
-        if (fd < 0 || fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
-                return TNS_REPLY_CONTINUE; /* EBADF, EINVAL: the kernel's */
+        r = target_timerfd(l, req, &fd, &c);
+        if (r < 0)
+                return r == -ESRCH ? r : TNS_REPLY_CONTINUE;
         if (tns_ns_rated(ns)) {
                 /* A rated namespace's clocks (the kernel's offsets of a
                  * nested kernel namespace are not added under a rate: see
@@ -277,19 +301,10 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
                 return negative_errno();
         l->s->stats.waits_converted++;
         /* What was left of the timer, a duration: the namespace's. */
-        if (tns_ns_rated(ns) &&
-            (class_wait_map(ns, c, &wm) < 0 || tns_wait_timer_from_host(TNS_WAIT_ITIMERSPEC, wm.mult, &old) < 0))
+        if (tns_ns_rated(ns) && timer_to_ns(ns, c, &old) < 0)
                 old = (struct itimerspec){};
-        if (req->data.args[3] != 0) {
-                struct iovec local = {&old, sizeof(old)},
-                             remote = {(void *) (uintptr_t) req->data.args[3], sizeof(old)};
-
-                if (supervisor_id_valid(l->fd, req->id) < 0)
-                        return -ESRCH;
-                if (process_vm_writev(req->pid, &local, 1, &remote, 1, 0) != sizeof(old))
-                        return -EFAULT; /* set, then EFAULT: as the kernel's copy_to_user */
-        }
-        return 0;
+        /* Set, then EFAULT: as the kernel's copy_to_user. */
+        return req->data.args[3] != 0 ? write_target(l, req, req->data.args[3], &old, sizeof(old)) : 0;
 }
 
 static int wait_memfd(struct tns_supervisor *s) {
