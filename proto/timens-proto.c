@@ -376,34 +376,73 @@ static int parse_shared(json_object *v, struct tns_request *r, struct tns_proto_
         return parse_bool_field(v, &r->shared, "shared", e);
 }
 
-static int parse_rate(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
+/* One rate, for the classes in mask; where names the field. */
+static int parse_one_rate(json_object *v, unsigned mask, const char *where, struct tns_request *r,
+                          struct tns_proto_error *e) {
+        uint64_t mult = 0;
         const char *s;
         int k;
 
         if (get_string(v, 64, &s) < 0)
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                           "params.rate: expected a string, a positive decimal or fraction (\"2\", "
-                                           "\"0.5\", \"1/60\")");
-        k = tns_rate_parse(s, &r->rate_mult);
+                                           "%s: expected a string, a positive decimal or fraction (\"2\", "
+                                           "\"0.5\", \"1/60\")",
+                                           where);
+        k = tns_rate_parse(s, &mult);
         if (k == -ERANGE)
                 return tns_proto_error_set(e, TNS_ERR_OUT_OF_RANGE,
-                                           "params.rate: '%s' is out of range (1/1000000 to " TNS_RATE_MAX_TEXT ")", s);
+                                           "%s: '%s' is out of range (1/1000000 to " TNS_RATE_MAX_TEXT ")", where, s);
         if (k < 0)
                 return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                           "params.rate: '%s' is not a positive decimal or fraction (2, 0.5, 1440, "
+                                           "%s: '%s' is not a positive decimal or fraction (2, 0.5, 1440, "
                                            "1/60); a clock that stands still is \"freeze\": true",
-                                           s);
+                                           where, s);
+        tns_request_set_rate(r, mask, mult);
         return 0;
 }
 
-static int parse_freeze(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
-        bool b = false;
-        int k;
+static int parse_one_freeze(json_object *v, unsigned mask, const char *where, struct tns_request *r,
+                            struct tns_proto_error *e) {
+        if (!json_object_is_type(v, json_type_boolean))
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS, "%s: expected true or false", where);
+        tns_request_set_freeze(r, mask, json_object_get_boolean(v) ? TNS_FREEZE_ON : TNS_FREEZE_OFF);
+        return 0;
+}
 
-        k = parse_bool_field(v, &b, "freeze", e);
-        if (k >= 0)
-                r->freeze = b ? TNS_FREEZE_ON : TNS_FREEZE_OFF;
-        return k;
+/* "rate" and "freeze": one value for every clock, or an object of one
+ * per class: {"realtime": V, "monotonic": V} (MONOTONIC with BOOTTIME). */
+static int parse_per_class(json_object *v, const char *key, struct tns_request *r, struct tns_proto_error *e,
+                           int (*one)(json_object *, unsigned, const char *, struct tns_request *,
+                                      struct tns_proto_error *)) {
+        char where[64];
+
+        snprintf(where, sizeof(where), "params.%s", key);
+        if (!json_object_is_type(v, json_type_object))
+                return one(v, TNS_RATE_CLASSES_ALL, where, r, e);
+        if (json_object_object_length(v) == 0)
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                           "params.%s: an empty object; give \"realtime\" or \"monotonic\"", key);
+        json_object_object_foreach(v, name, x) {
+                unsigned mask;
+
+                if (tns_rate_classes_parse(name, strlen(name), &mask) < 0)
+                        return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                                   "params.%s: '%.32s' is not a class: \"realtime\" or \"monotonic\" "
+                                                   "(MONOTONIC and BOOTTIME run at one rate)",
+                                                   key, name);
+                snprintf(where, sizeof(where), "params.%s.%s", key, name);
+                if (one(x, mask, where, r, e) < 0)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
+static int parse_rate(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
+        return parse_per_class(v, "rate", r, e, parse_one_rate);
+}
+
+static int parse_freeze(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
+        return parse_per_class(v, "freeze", r, e, parse_one_freeze);
 }
 
 static int parse_tree(json_object *v, struct tns_request *r, struct tns_proto_error *e) {
@@ -650,6 +689,62 @@ void tns_request_done(struct tns_request *r) {
         r->name = NULL;
 }
 
+bool tns_request_has_rate(const struct tns_request *r) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (r->rate_mult[c] || r->freeze[c] != TNS_FREEZE_KEEP)
+                        return true;
+        return false;
+}
+
+void tns_request_set_rate(struct tns_request *r, unsigned mask, uint64_t mult) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (mask & (1U << c))
+                        r->rate_mult[c] = mult;
+}
+
+void tns_request_set_freeze(struct tns_request *r, unsigned mask, enum tns_freeze f) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (mask & (1U << c))
+                        r->freeze[c] = f;
+}
+
+/* Per class: the value of every class when they are alike, else an
+ * object of the classes given (realtime, monotonic). */
+static json_object *rate_param_to_json(const struct tns_request *r) {
+        static const enum tns_clock_class named[] = {TNS_CLASS_REALTIME, TNS_CLASS_MONOTONIC};
+        _cleanup_json_ json_object *o = NULL;
+        char buf[64];
+
+        if (r->rate_mult[0] == r->rate_mult[1] && r->rate_mult[1] == r->rate_mult[2]) {
+                /* Exact: the multiplier as a fraction of 2^32. */
+                snprintf(buf, sizeof(buf), "%" PRIu64 "/%" PRIu64, r->rate_mult[0], TNS_RATE_ONE);
+                return json_object_new_string(buf);
+        }
+        o = json_object_new_object();
+        for (size_t i = 0; o && i < sizeof(named) / sizeof(named[0]); i++) {
+                if (!r->rate_mult[named[i]])
+                        continue;
+                snprintf(buf, sizeof(buf), "%" PRIu64 "/%" PRIu64, r->rate_mult[named[i]], TNS_RATE_ONE);
+                if (add_string(o, tns_class_name(named[i]), buf) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(o);
+}
+
+static json_object *freeze_param_to_json(const struct tns_request *r) {
+        static const enum tns_clock_class named[] = {TNS_CLASS_REALTIME, TNS_CLASS_MONOTONIC};
+        _cleanup_json_ json_object *o = NULL;
+
+        if (r->freeze[0] == r->freeze[1] && r->freeze[1] == r->freeze[2])
+                return json_object_new_boolean(r->freeze[0] == TNS_FREEZE_ON);
+        o = json_object_new_object();
+        for (size_t i = 0; o && i < sizeof(named) / sizeof(named[0]); i++)
+                if (r->freeze[named[i]] != TNS_FREEZE_KEEP &&
+                    add_bool(o, tns_class_name(named[i]), r->freeze[named[i]] == TNS_FREEZE_ON) < 0)
+                        return NULL;
+        return TAKE_PTR(o);
+}
+
 /* A relative offset as the canonical text ("+1d"), a date as "@S.N": both
  * read back exactly, and the date in no time zone. */
 static json_object *clock_arg_to_json(const struct tns_clock_arg *a) {
@@ -701,15 +796,12 @@ static int params_to_json(const struct tns_request *r, json_object *p) {
                 k = add_int64(p, "pid", r->pid);
         if (k >= 0 && r->shared && (d->allowed & PARAM_SHARED))
                 k = add_bool(p, "shared", true);
-        if (k >= 0 && r->rate_mult && (d->allowed & PARAM_RATE)) {
-                char buf[64];
-
-                /* Exact: the multiplier as a fraction of 2^32. */
-                snprintf(buf, sizeof(buf), "%" PRIu64 "/%" PRIu64, r->rate_mult, TNS_RATE_ONE);
-                k = add_string(p, "rate", buf);
-        }
-        if (k >= 0 && r->freeze != TNS_FREEZE_KEEP && (d->allowed & PARAM_FREEZE))
-                k = add_bool(p, "freeze", r->freeze == TNS_FREEZE_ON);
+        if (k >= 0 && (r->rate_mult[0] || r->rate_mult[1] || r->rate_mult[2]) && (d->allowed & PARAM_RATE))
+                k = add_object(p, "rate", rate_param_to_json(r));
+        if (k >= 0 &&
+            (r->freeze[0] != TNS_FREEZE_KEEP || r->freeze[1] != TNS_FREEZE_KEEP || r->freeze[2] != TNS_FREEZE_KEEP) &&
+            (d->allowed & PARAM_FREEZE))
+                k = add_object(p, "freeze", freeze_param_to_json(r));
         if (k >= 0 && r->no_tree && (d->allowed & PARAM_TREE))
                 k = add_bool(p, "tree", false);
         if (k >= 0 && (d->allowed & PARAM_TIMEOUT))
@@ -915,6 +1007,24 @@ int tns_hello_from_json(json_object *o, struct tns_hello *ret) {
         return 0;
 }
 
+/* "rate": what it runs at when not frozen, as a decimal; "rate_mult":
+ * exactly; "frozen". In each clock's object, and at the top the
+ * REALTIME clock's (what a namespace with one rate for every clock runs
+ * at). */
+static int rate_to_json(json_object *o, uint64_t mult, uint64_t run_mult) {
+        char buf[32];
+        int k;
+
+        if (tns_rate_format(run_mult ?: TNS_RATE_ONE, buf, sizeof(buf)) < 0)
+                return -ENOBUFS;
+        k = add_string(o, "rate", buf);
+        if (k >= 0)
+                k = add_uint64(o, "rate_mult", run_mult ?: TNS_RATE_ONE);
+        if (k >= 0)
+                k = add_bool(o, "frozen", mult == 0);
+        return k;
+}
+
 static json_object *clocks_to_json(const struct tns_ns_view *v) {
         _cleanup_json_ json_object *o = json_object_new_object();
 
@@ -928,7 +1038,9 @@ static json_object *clocks_to_json(const struct tns_ns_view *v) {
                     add_int64(k, "offset_ns", v->offset_ns[c]) < 0 || add_string(k, "offset", text) < 0 ||
                     add_int64(k, "now_ns", v->now_ns[c]) < 0 ||
                     add_int64(k, "anchor_host_ns", v->anchor_host_ns[c]) < 0 ||
-                    add_int64(k, "anchor_ns", v->anchor_ns[c]) < 0 || add_object(o, tns_class_name(c), TAKE_PTR(k)) < 0)
+                    add_int64(k, "anchor_ns", v->anchor_ns[c]) < 0 ||
+                    rate_to_json(k, v->rate_mult[c], v->run_mult[c]) < 0 ||
+                    add_object(o, tns_class_name(c), TAKE_PTR(k)) < 0)
                         return NULL;
         }
         return TAKE_PTR(o);
@@ -944,24 +1056,6 @@ static json_object *processes_to_json(const struct tns_ns_view *v) {
                 if (json_object_array_add(a, json_object_new_int64(v->processes[i])) < 0)
                         return NULL;
         return TAKE_PTR(a);
-}
-
-/* "rate": what it runs at when not frozen, as a decimal; "rate_mult":
- * exactly; "frozen"; "rate_capable". */
-static int rate_to_json(json_object *o, uint64_t mult, uint64_t run_mult, bool capable) {
-        char buf[32];
-        int k;
-
-        if (tns_rate_format(run_mult ?: TNS_RATE_ONE, buf, sizeof(buf)) < 0)
-                return -ENOBUFS;
-        k = add_string(o, "rate", buf);
-        if (k >= 0)
-                k = add_uint64(o, "rate_mult", run_mult ?: TNS_RATE_ONE);
-        if (k >= 0)
-                k = add_bool(o, "frozen", mult == 0);
-        if (k >= 0)
-                k = add_bool(o, "rate_capable", capable);
-        return k;
 }
 
 /* "kernel": {"ns": INODE, "monotonic_ns": N, "boottime_ns": N}, the
@@ -996,7 +1090,9 @@ static int view_counters_to_json(const struct tns_ns_view *v, json_object *o) {
         if (k >= 0)
                 k = add_int64(o, "created_realtime_ns", v->created_realtime_ns);
         if (k >= 0)
-                k = rate_to_json(o, v->rate_mult, v->run_mult, v->rate_capable);
+                k = rate_to_json(o, v->rate_mult[TNS_CLASS_REALTIME], v->run_mult[TNS_CLASS_REALTIME]);
+        if (k >= 0)
+                k = add_bool(o, "rate_capable", v->rate_capable);
         if (k >= 0)
                 k = add_uint64(o, "depth", v->depth);
         if (k >= 0 && v->kernel_ns)
@@ -1038,6 +1134,15 @@ int tns_ns_view_to_json(const struct tns_ns_view *v, json_object **ret) {
         return 0;
 }
 
+/* A rate as rate_to_json() writes it; rate 1 when absent. */
+static void rate_from_json(json_object *o, uint64_t *ret_mult, uint64_t *ret_run) {
+        bool frozen = false;
+
+        *ret_run = TNS_RATE_ONE;
+        (void) read_uint64(o, "rate_mult", ret_run);
+        *ret_mult = !read_bool(o, "frozen", &frozen) && frozen ? 0 : *ret_run;
+}
+
 static int clocks_from_json(json_object *o, struct tns_ns_view *v) {
         json_object *clocks, *k;
 
@@ -1051,6 +1156,9 @@ static int clocks_from_json(json_object *o, struct tns_ns_view *v) {
                         /* Optional: an older timensd sends none. */
                         (void) read_int64(k, "anchor_host_ns", &v->anchor_host_ns[c]);
                         (void) read_int64(k, "anchor_ns", &v->anchor_ns[c]);
+                        /* An older timensd: the namespace's one rate. */
+                        rate_from_json(json_object_object_get_ex(k, "rate_mult", NULL) ? k : o, &v->rate_mult[c],
+                                       &v->run_mult[c]);
                 }
         return 0;
 }
@@ -1078,7 +1186,6 @@ static int processes_from_json(json_object *o, struct tns_ns_view *v) {
 
 int tns_ns_view_from_json(json_object *o, struct tns_ns_view *ret) {
         const char *name = NULL, *origin, *grant;
-        bool frozen = false;
         json_object *v;
         int a, b;
 
@@ -1104,12 +1211,6 @@ int tns_ns_view_from_json(json_object *o, struct tns_ns_view *ret) {
         (void) read_uint64(o, "failures", &ret->failures);
         (void) read_uint64(o, "sets", &ret->sets);
         (void) read_int64(o, "created_realtime_ns", &ret->created_realtime_ns);
-        ret->run_mult = TNS_RATE_ONE;
-        (void) read_uint64(o, "rate_mult", &ret->run_mult);
-        if (!read_bool(o, "frozen", &frozen) && frozen)
-                ret->rate_mult = 0;
-        else
-                ret->rate_mult = ret->run_mult;
         (void) read_bool(o, "rate_capable", &ret->rate_capable);
         (void) read_unsigned(o, "depth", &ret->depth);
         if (json_object_object_get_ex(o, "kernel", &v) && v) {
@@ -1185,15 +1286,14 @@ static int state_clocks_from_json(json_object *o, struct tns_clock_state *st, st
                                                    "(1/1000000 to 1000000 times 2^32) and 0 or the same",
                                                    tns_class_name(c));
         }
-        /* One rate for every clock, as the API sets it (timensctl(1),
-         * RATES): a document that says otherwise is not one we wrote
-         * (helper-39: realtime at x3 and monotonic at x2 were taken). */
-        for (int c = 1; c < TNS_CLASS_MAX; c++)
-                if (st->rate_mult[c] != st->rate_mult[0] || st->run_mult[c] != st->run_mult[0])
-                        return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                                   "state.clocks: every clock runs at one rate (rate_mult and "
-                                                   "run_mult alike for %s and %s)",
-                                                   tns_class_name(0), tns_class_name(c));
+        /* MONOTONIC and BOOTTIME run at one rate, as the API sets them
+         * (timensctl(1), RATES): a document that says otherwise is not one
+         * we wrote (helper-39). REALTIME may have its own. */
+        if (st->rate_mult[TNS_CLASS_MONOTONIC] != st->rate_mult[TNS_CLASS_BOOTTIME] ||
+            st->run_mult[TNS_CLASS_MONOTONIC] != st->run_mult[TNS_CLASS_BOOTTIME])
+                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                           "state.clocks: monotonic and boottime run at one rate (rate_mult and "
+                                           "run_mult alike)");
         return 0;
 }
 
@@ -1227,12 +1327,13 @@ int tns_clock_state_from_json(json_object *o, struct tns_clock_state *ret, struc
                 return -EINVAL;
         /* A rate makes a namespace rate-capable: said false, the document
          * contradicts itself; unsaid, it is so. */
-        if (st.run_mult[0] && (st.rate_mult[0] != TNS_RATE_ONE || st.run_mult[0] != TNS_RATE_ONE)) {
-                if (capable == 0 && !st.rate_capable)
-                        return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
-                                                   "state.rate_capable: false, but the clocks have a rate");
-                st.rate_capable = true;
-        }
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (st.run_mult[c] && (st.rate_mult[c] != TNS_RATE_ONE || st.run_mult[c] != TNS_RATE_ONE)) {
+                        if (capable == 0 && !st.rate_capable)
+                                return tns_proto_error_set(e, TNS_ERR_INVALID_PARAMS,
+                                                           "state.rate_capable: false, but the clocks have a rate");
+                        st.rate_capable = true;
+                }
         *ret = st;
         return 0;
 }

@@ -119,8 +119,11 @@ struct tns_request {
         uint32_t timeout_ms; /* wait */
         bool has_state;
         struct tns_clock_state state; /* import */
-        uint64_t rate_mult; /* create/adopt/set: "rate", parsed (0: none given) */
-        enum tns_freeze freeze; /* "freeze": absent, true, false */
+        /* create/adopt/set: "rate" and "freeze" per class (0, KEEP: none
+         * given), MONOTONIC and BOOTTIME alike: one value for every
+         * clock, or {"realtime": ..., "monotonic": ...}. */
+        uint64_t rate_mult[TNS_CLASS_MAX];
+        enum tns_freeze freeze[TNS_CLASS_MAX];
         json_object *root; /* owns name */
 };
 
@@ -129,6 +132,11 @@ struct tns_request {
  * Always call tns_request_done() afterwards. */
 int tns_request_parse(const char *text, size_t len, struct tns_request *ret, struct tns_proto_error *ret_error);
 void tns_request_done(struct tns_request *r);
+/* Whether it gives a rate or a freeze for some class. */
+bool tns_request_has_rate(const struct tns_request *r);
+/* The rate, or the freeze, of the classes in mask (bit 1 << class). */
+void tns_request_set_rate(struct tns_request *r, unsigned mask, uint64_t mult);
+void tns_request_set_freeze(struct tns_request *r, unsigned mask, enum tns_freeze f);
 /* The client side: a request as JSON. */
 int tns_request_to_json(const struct tns_request *r, json_object **ret);
 
@@ -173,8 +181,8 @@ struct tns_ns_view {
         bool live;
         uint64_t calls, failures, sets;
         int64_t created_realtime_ns;
-        uint64_t rate_mult; /* the rate it runs at now (TNS_RATE_ONE = 1; 0 frozen) */
-        uint64_t run_mult; /* the rate it runs at when not frozen */
+        uint64_t rate_mult[TNS_CLASS_MAX]; /* the rate it runs at now (TNS_RATE_ONE = 1; 0 frozen) */
+        uint64_t run_mult[TNS_CLASS_MAX]; /* the rate it runs at when not frozen */
         bool rate_capable;
         unsigned depth; /* 0 for a root */
         uint64_t kernel_ns; /* its kernel time namespace's inode, 0 if none */

@@ -32,6 +32,7 @@
 #include "log.h"
 #include "oci.h"
 #include "paths.h" /* TNS_TIMENSD_PATH: generated from the Makefile's SBINDIR */
+#include "rate.h"
 #include "time-util.h"
 #include "version.h"
 #define HOOK_CONNECT_TRIES 100 /* x 50 ms */
@@ -294,8 +295,8 @@ static void request_clocks(const struct hook *h, struct tns_request *req) {
         memcpy(req->clocks, h->req.clocks, sizeof(req->clocks));
         if (h->req.rated) {
                 /* org.timens.faketime: rate-capable even at x1. */
-                req->rate_mult = h->req.rate_mult ?: (h->req.freeze ? 0 : TNS_RATE_ONE);
-                req->freeze = h->req.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP;
+                tns_request_set_rate(req, TNS_RATE_CLASSES_ALL, h->req.rate_mult ?: (h->req.freeze ? 0 : TNS_RATE_ONE));
+                tns_request_set_freeze(req, TNS_RATE_CLASSES_ALL, h->req.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP);
         }
 }
 
@@ -329,8 +330,8 @@ static int join_check(struct hook *h, struct tns_client *c, uint64_t *ret_id) {
         ex.realtime_now_ns = v->now_ns[TNS_CLASS_REALTIME];
         ex.created_host_ns = v->created_realtime_ns;
         ex.rate_capable = v->rate_capable;
-        ex.rate_mult = v->rate_mult;
-        ex.run_mult = v->run_mult;
+        memcpy(ex.rate_mult, v->rate_mult, sizeof(ex.rate_mult));
+        memcpy(ex.run_mult, v->run_mult, sizeof(ex.run_mult));
         if (clock_gettime(CLOCK_REALTIME, &now) < 0)
                 return tns_log_errno(&hook_log, LOG_ERR, errno, "Failed to read the clock: %m");
         r = tns_oci_join_check(&h->req, &ex, (int64_t) now.tv_sec * TNS_NSEC_PER_SEC + now.tv_nsec, err);

@@ -10,7 +10,7 @@
 
 static void help(void) {
         printf("Usage: timensctl create NAME [--monotonic OFFSET] [--boottime OFFSET]\n"
-               "                        [--realtime OFFSET|DATE] [--rate R] [--freeze]\n"
+               "                        [--realtime OFFSET|DATE] [--rate [CLASS=]R] [--freeze[=CLASS]]\n"
                "                        [--faketime SPEC] [--grant none|read|full] [--shared] [--json]\n"
                "\n"
                "Create an empty time namespace in timensd. Start processes in it with\n"
@@ -19,7 +19,9 @@ static void help(void) {
                "--shared: other users may join it too (by default only its maker's uid may).\n"
                "--rate R: its clocks run R times as fast as the host's (2, 0.5, 1440, 1/60);\n"
                "--rate 1 makes a namespace whose rate can be set later. --freeze: they stand\n"
-               "still. --faketime SPEC: libfaketime's FAKETIME forms ('+2d', '-3h x2',\n"
+               "still. CLASS, realtime or monotonic (MONOTONIC and BOOTTIME), limits a rate\n"
+               "or a freeze to it: --rate realtime=2,monotonic=1, --freeze=realtime.\n"
+               "--faketime SPEC: libfaketime's FAKETIME forms ('+2d', '-3h x2',\n"
                "'@2030-01-01 12:00:00', '2030-01-01 12:00:00' frozen; timensctl(1), RATES).\n");
 }
 

@@ -187,14 +187,120 @@ void ctl_target(const char *arg, struct tns_request *req) {
                 req->name = arg;
 }
 
+/* The classes a --freeze=, --unfreeze= or a --rate CLASS= names: a
+ * comma-separated list, "" for every clock. */
+static int classes_arg(const char *opt, const char *s, size_t len, unsigned *ret) {
+        *ret = 0;
+        if (len == 0) {
+                *ret = TNS_RATE_CLASSES_ALL;
+                return 0;
+        }
+        for (size_t i = 0; i < len;) {
+                size_t n = strcspn(s + i, ",");
+                unsigned m;
+
+                if (n > len - i)
+                        n = len - i;
+                if (tns_rate_classes_parse(s + i, n, &m) < 0)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                             "Invalid %s: '%.*s' is not a clock class: realtime or monotonic "
+                                             "(MONOTONIC and BOOTTIME run at one rate)",
+                                             opt, (int) n, s + i);
+                *ret |= m;
+                i += n + 1;
+        }
+        return 0;
+}
+
+static int one_rate(const char *text, uint64_t *ret) {
+        int r = tns_rate_parse(text, ret);
+
+        if (r == -ERANGE)
+                return tns_log_errno(&timensctl_log, LOG_ERR, r,
+                                     "--rate '%s' is out of range: 1/1000000 to " TNS_RATE_MAX_TEXT, text);
+        if (r < 0)
+                return tns_log_errno(
+                        &timensctl_log, LOG_ERR, r,
+                        "Invalid --rate '%s': expected a positive decimal or fraction (2, 0.5, 1440, "
+                        "1/60)%s",
+                        text,
+                        strspn(text, "0./") == strlen(text) && *text ? "; a clock that stands still is --freeze" : "");
+        return 0;
+}
+
+/* --rate R (every clock) or --rate CLASS=R[,CLASS=R]. */
+static int rate_arg(const char *s, unsigned *given, struct tns_request *req) {
+        if (!strchr(s, '=')) {
+                uint64_t mult;
+                int r = one_rate(s, &mult);
+
+                if (r < 0)
+                        return r;
+                if (*given)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--rate gives a clock's rate twice");
+                *given = TNS_RATE_CLASSES_ALL;
+                tns_request_set_rate(req, TNS_RATE_CLASSES_ALL, mult);
+                return 0;
+        }
+        for (const char *p = s; *p;) {
+                size_t n = strcspn(p, ","), eq = strcspn(p, "=");
+                char value[64];
+                uint64_t mult;
+                unsigned mask;
+                int r;
+
+                if (eq >= n || n - eq - 1 >= sizeof(value))
+                        return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                             "Invalid --rate '%s': expected R, or CLASS=R[,CLASS=R] with CLASS "
+                                             "realtime or monotonic",
+                                             s);
+                r = classes_arg("--rate", p, eq, &mask);
+                if (r < 0)
+                        return r;
+                memcpy(value, p + eq + 1, n - eq - 1);
+                value[n - eq - 1] = '\0';
+                r = one_rate(value, &mult);
+                if (r < 0)
+                        return r;
+                if (*given & mask)
+                        return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--rate gives a clock's rate twice");
+                *given |= mask;
+                tns_request_set_rate(req, mask, mult);
+                p += n + (p[n] == ',');
+        }
+        return 0;
+}
+
+void ctl_format_rates(const struct tns_ns_view *v, bool compact, char *buf, size_t size) {
+        static const enum tns_clock_class order[] = {TNS_CLASS_REALTIME, TNS_CLASS_MONOTONIC};
+        const bool one = v->rate_mult[TNS_CLASS_REALTIME] == v->rate_mult[TNS_CLASS_MONOTONIC] &&
+                         v->run_mult[TNS_CLASS_REALTIME] == v->run_mult[TNS_CLASS_MONOTONIC];
+        size_t len = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < (one ? 1 : 2) && len < size; i++) {
+                enum tns_clock_class c = order[i];
+                char r[32];
+
+                (void) tns_rate_format(v->run_mult[c], r, sizeof(r));
+                len += (size_t) snprintf(buf + len, size - len, "%s%s%s%s%s", i ? (compact ? "," : ", ") : "",
+                                         one       ? ""
+                                         : compact ? (c == TNS_CLASS_REALTIME ? "rt:" : "mono:")
+                                                   : (c == TNS_CLASS_REALTIME ? "realtime " : "monotonic "),
+                                         r, v->rate_mult[c] == 0 ? (compact ? "/frozen" : " (frozen)") : "", "");
+        }
+}
+
 int ctl_rates_to_request(const struct offset_args *a, struct tns_request *req) {
         struct tns_faketime f = {};
         const char *why = NULL;
+        unsigned given = 0, frozen = 0, unfrozen = 0;
         int r;
 
-        if (a->freeze && a->unfreeze)
-                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "--freeze and --unfreeze exclude each other");
-        if (a->faketime && (a->text[TNS_CLASS_REALTIME] || a->rate || a->freeze || a->unfreeze))
+        if (a->n_rate > CTL_RATE_ARGS_MAX || a->n_freeze > CTL_RATE_ARGS_MAX || a->n_unfreeze > CTL_RATE_ARGS_MAX)
+                return tns_log_errno(&timensctl_log, LOG_ERR, E2BIG,
+                                     "Too many --rate, --freeze or --unfreeze: at most %d of each", CTL_RATE_ARGS_MAX);
+        if (a->faketime && (a->text[TNS_CLASS_REALTIME] || a->n_rate || a->n_freeze || a->n_unfreeze))
                 return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
                                      "--faketime '%s' gives the realtime offset, rate and freeze itself: not with "
                                      "--realtime, --rate, --freeze or --unfreeze",
@@ -205,31 +311,33 @@ int ctl_rates_to_request(const struct offset_args *a, struct tns_request *req) {
                         return tns_log_errno(&timensctl_log, LOG_ERR, r, "Invalid --faketime '%s': %s", a->faketime,
                                              why);
                 req->clocks[TNS_CLASS_REALTIME] = (struct tns_clock_arg){.set = true, .spec = f.realtime};
-                req->rate_mult = f.rate_mult;
-                /* A spec says whether the clocks stand or run: a running
-                 * one unfreezes a frozen namespace (set). */
-                req->freeze = f.freeze ? TNS_FREEZE_ON : TNS_FREEZE_OFF;
                 /* A spec makes the namespace rate-capable even at x1: the
                  * rate can be changed later. */
-                if (!f.rate_mult && !f.freeze)
-                        req->rate_mult = TNS_RATE_ONE;
+                tns_request_set_rate(req, TNS_RATE_CLASSES_ALL, f.rate_mult ?: (f.freeze ? 0 : TNS_RATE_ONE));
+                /* A spec says whether the clocks stand or run: a running
+                 * one unfreezes a frozen namespace (set). */
+                tns_request_set_freeze(req, TNS_RATE_CLASSES_ALL, f.freeze ? TNS_FREEZE_ON : TNS_FREEZE_OFF);
                 return 0;
         }
-        if (a->rate) {
-                r = tns_rate_parse(a->rate, &req->rate_mult);
-                if (r == -ERANGE)
-                        return tns_log_errno(&timensctl_log, LOG_ERR, r,
-                                             "--rate '%s' is out of range: 1/1000000 to " TNS_RATE_MAX_TEXT, a->rate);
+        for (unsigned i = 0; i < a->n_rate; i++) {
+                r = rate_arg(a->rate[i], &given, req);
                 if (r < 0)
-                        return tns_log_errno(&timensctl_log, LOG_ERR, r,
-                                             "Invalid --rate '%s': expected a positive decimal or fraction (2, 0.5, "
-                                             "1440, 1/60)%s",
-                                             a->rate,
-                                             strspn(a->rate, "0./") == strlen(a->rate) && *a->rate
-                                                     ? "; a clock that stands still is --freeze"
-                                                     : "");
+                        return r;
         }
-        req->freeze = a->freeze ? TNS_FREEZE_ON : a->unfreeze ? TNS_FREEZE_OFF : TNS_FREEZE_KEEP;
+        for (unsigned i = 0; i < a->n_freeze + a->n_unfreeze; i++) {
+                bool on = i < a->n_freeze;
+                const char *s = on ? a->freeze[i] : a->unfreeze[i - a->n_freeze];
+                unsigned mask;
+
+                r = classes_arg(on ? "--freeze" : "--unfreeze", s, strlen(s), &mask);
+                if (r < 0)
+                        return r;
+                *(on ? &frozen : &unfrozen) |= mask;
+                tns_request_set_freeze(req, mask, on ? TNS_FREEZE_ON : TNS_FREEZE_OFF);
+        }
+        if (frozen & unfrozen)
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                     "--freeze and --unfreeze exclude each other for one clock");
         return 0;
 }
 
@@ -316,9 +424,12 @@ static void print_details(const struct tns_ns_view *v) {
                        offset);
                 print_reading(c, v->now_ns[c]);
         }
-        (void) tns_rate_format(v->run_mult, offset, sizeof(offset));
-        printf("         Rate: %s%s%s\n", offset, v->rate_mult == 0 ? " (frozen)" : "",
-               v->rate_capable ? "" : " (fixed: made without --rate)");
+        {
+                char rates[96];
+
+                ctl_format_rates(v, false, rates, sizeof(rates));
+                printf("         Rate: %s%s\n", rates, v->rate_capable ? "" : " (fixed: made without --rate)");
+        }
         printf("    Listeners: %u\n", v->listeners);
         if (v->has_processes)
                 print_processes(v);
@@ -353,12 +464,22 @@ int ctl_print_namespace(json_object *result, const struct ctl_options *o, bool d
 }
 
 int ctl_offset_option(int c, struct offset_args *a) {
-        if (c == CTL_ARG_RATE)
-                return a->rate = optarg, 1;
-        if (c == CTL_ARG_FREEZE)
-                return a->freeze = true, 1;
-        if (c == CTL_ARG_UNFREEZE)
-                return a->unfreeze = true, 1;
+        /* Kept in order; beyond the room, counted and refused later. */
+        if (c == CTL_ARG_RATE) {
+                if (a->n_rate < CTL_RATE_ARGS_MAX)
+                        a->rate[a->n_rate] = optarg;
+                return a->n_rate++, 1;
+        }
+        if (c == CTL_ARG_FREEZE) {
+                if (a->n_freeze < CTL_RATE_ARGS_MAX)
+                        a->freeze[a->n_freeze] = optarg ?: "";
+                return a->n_freeze++, 1;
+        }
+        if (c == CTL_ARG_UNFREEZE) {
+                if (a->n_unfreeze < CTL_RATE_ARGS_MAX)
+                        a->unfreeze[a->n_unfreeze] = optarg ?: "";
+                return a->n_unfreeze++, 1;
+        }
         if (c == CTL_ARG_FAKETIME)
                 return a->faketime = optarg, 1;
         if (c < CTL_ARG_MONOTONIC || c > CTL_ARG_REALTIME)

@@ -26,7 +26,7 @@ struct row {
         const char *origin;
         bool live;
         char offset[TNS_CLASS_MAX][40];
-        char rate[32]; /* "1", "2", "0.5 frozen" */
+        char rate[64]; /* "1", "2", "0.5/frozen", "rt:2/frozen,mono:1" */
         uint64_t calls;
 };
 
@@ -43,9 +43,7 @@ static int row_from_json(json_object *o, struct row *ret) {
         snprintf(ret->name, sizeof(ret->name), "%s", v->name[0] ? v->name : "-");
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 (void) tns_offset_format(v->offset_ns[c], ret->offset[c], sizeof(ret->offset[c]));
-        (void) tns_rate_format(v->run_mult, ret->rate, sizeof(ret->rate) - 8);
-        if (v->rate_mult == 0)
-                strcat(ret->rate, "/frozen");
+        ctl_format_rates(v, true, ret->rate, sizeof(ret->rate));
         return 0;
 }
 

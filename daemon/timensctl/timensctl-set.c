@@ -14,7 +14,8 @@
 static void help(void) {
         printf("Usage: timensctl set NAME|ID [--monotonic OFFSET] [--boottime OFFSET]\n"
                "                     [--realtime OFFSET|DATE] [--allow-backwards]\n"
-               "                     [--rate R] [--freeze | --unfreeze] [--faketime SPEC] [--json]\n"
+               "                     [--rate [CLASS=]R] [--freeze[=CLASS] | --unfreeze[=CLASS]]\n"
+               "                     [--faketime SPEC] [--json]\n"
                "\n"
                "Set offsets of a namespace while it runs: each given clock becomes the host's\n"
                "plus OFFSET (the same meaning as for 'run'; not added to the current offset);\n"
@@ -23,7 +24,9 @@ static void help(void) {
                "refused unless --allow-backwards.\n"
                "--rate R: the clocks run R times as fast as the host's from now on (2, 0.5,\n"
                "1440, 1/60); --freeze stops them where they are, --unfreeze lets them run\n"
-               "on at their rate; no clock jumps, MONOTONIC never goes back. Only for a\n"
+               "on at their rate; no clock jumps, MONOTONIC never goes back. CLASS, realtime\n"
+               "or monotonic (MONOTONIC and BOOTTIME), limits them to it: --rate\n"
+               "realtime=2,monotonic=0.5, --freeze=realtime, --unfreeze=realtime. Only for a\n"
                "namespace made with a rate (run/create --rate 1) once it has processes.\n"
                "--faketime SPEC: libfaketime's FAKETIME forms (see timensctl(1), RATES).\n");
 }
@@ -32,7 +35,7 @@ int verb_set(int argc, char *argv[], struct ctl_options *o) {
         enum { ARG_BACKWARDS = 0x100 };
         static const struct option options[] = {CTL_OFFSET_OPTIONS,
                                                 {"allow-backwards", no_argument, NULL, ARG_BACKWARDS},
-                                                {"unfreeze", no_argument, NULL, CTL_ARG_UNFREEZE},
+                                                {"unfreeze", optional_argument, NULL, CTL_ARG_UNFREEZE},
                                                 CTL_COMMON_OPTIONS,
                                                 {}};
         struct tns_request req = {.op = TNS_OP_SET};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -16,16 +17,20 @@
 extern const struct tns_logger timensctl_log;
 
 /* Offsets as given on the command line, before they are made effective. */
+#define CTL_RATE_ARGS_MAX 8
 struct offset_args {
         const char *text[TNS_CLASS_MAX]; /* NULL: not given */
-        const char *rate; /* --rate R; NULL: not given */
+        /* --rate [CLASS=]R, --freeze[=CLASS], --unfreeze[=CLASS] in the
+         * order given ("" for a bare --freeze: every clock); n_* counts
+         * them all, beyond the room too (refused). */
+        const char *rate[CTL_RATE_ARGS_MAX], *freeze[CTL_RATE_ARGS_MAX], *unfreeze[CTL_RATE_ARGS_MAX];
+        unsigned n_rate, n_freeze, n_unfreeze;
         const char *faketime; /* --faketime SPEC */
-        bool freeze, unfreeze;
 };
 
 /* Whether a rate, freeze or faketime spec was given. */
 static inline bool offset_args_rated(const struct offset_args *a) {
-        return a->rate || a->faketime || a->freeze || a->unfreeze;
+        return a->n_rate || a->faketime || a->n_freeze || a->n_unfreeze;
 }
 
 /* Parses and range-checks the offsets against the host's clocks now;
@@ -70,7 +75,8 @@ int ctl_parse_common_only(int argc, char *argv[], struct ctl_options *o, const c
         {"monotonic", required_argument, NULL, CTL_ARG_MONOTONIC},                                                     \
                 {"boottime", required_argument, NULL, CTL_ARG_BOOTTIME},                                               \
                 {"realtime", required_argument, NULL, CTL_ARG_REALTIME},                                               \
-                {"rate", required_argument, NULL, CTL_ARG_RATE}, {"freeze", no_argument, NULL, CTL_ARG_FREEZE}, {      \
+                {"rate", required_argument, NULL, CTL_ARG_RATE}, {"freeze", optional_argument, NULL, CTL_ARG_FREEZE},  \
+        {                                                                                                              \
                 "faketime", required_argument, NULL, CTL_ARG_FAKETIME                                                  \
         }
 int ctl_offset_option(int c, struct offset_args *a);
@@ -115,6 +121,11 @@ int ctl_connect_or_start(const struct ctl_options *o, struct tns_client **ret);
 int ctl_request(const struct ctl_options *o, struct tns_request *req, struct json_object **ret_result);
 /* NAME or ID (digits) into req. */
 void ctl_target(const char *arg, struct tns_request *req);
+/* A namespace's rates as show and list print them: "2", "2 (frozen)";
+ * "realtime 2 (frozen), monotonic 1" when its classes differ (compact:
+ * "2/frozen", "rt:2/frozen,mono:1"). */
+struct tns_ns_view;
+void ctl_format_rates(const struct tns_ns_view *v, bool compact, char *buf, size_t size);
 /* --rate, --freeze, --unfreeze, --faketime into req (realtime too for
  * --faketime); prints what is wrong. */
 int ctl_rates_to_request(const struct offset_args *a, struct tns_request *req);

@@ -98,10 +98,10 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
                         return r;
                 tns_registry_info(m->registry, ns, &info);
                 ex = (struct tns_oci_existing){.created_host_ns = info.created_realtime_ns,
-                                               .rate_capable = info.rate_capable,
-                                               .rate_mult = info.rate_mult,
-                                               .run_mult = info.run_mult};
+                                               .rate_capable = info.rate_capable};
                 memcpy(ex.offset_ns, info.offset, sizeof(ex.offset_ns));
+                memcpy(ex.rate_mult, info.rate_mult, sizeof(ex.rate_mult));
+                memcpy(ex.run_mult, info.run_mult, sizeof(ex.run_mult));
                 r = clock_gettime(CLOCK_REALTIME, &now) < 0 ? negative_errno() : tns_ts_to_ns(&now, &host);
                 if (r >= 0) {
                         ex.realtime_now_ns = tns_rate_map_apply(&info.map[TNS_CLASS_REALTIME], host);
@@ -129,8 +129,16 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
                 (void) tns_registry_set_owner(m->registry, *ret, uid, false);
         /* org.timens.faketime. The runtime's seccomp profile is the
          * filter here: its relative waits are not trapped. */
-        if (r >= 0 && req->rated)
-                (void) tns_registry_init_rate(m->registry, *ret, req->rate_mult, req->freeze ? 1 : -1, req->clocks);
+        if (r >= 0 && req->rated) {
+                uint64_t mult[TNS_CLASS_MAX];
+                int freeze[TNS_CLASS_MAX];
+
+                for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                        mult[c] = req->rate_mult;
+                        freeze[c] = req->freeze ? 1 : -1;
+                }
+                (void) tns_registry_init_rate(m->registry, *ret, mult, freeze, req->clocks);
+        }
         *ret_created = r >= 0;
         return r;
 }

@@ -144,11 +144,14 @@ static unsigned request_offsets(const struct tns_request *req, int64_t ret[TNS_C
 }
 
 static bool request_rates(const struct tns_request *req) {
-        return req->rate_mult || req->freeze != TNS_FREEZE_KEEP;
+        return tns_request_has_rate(req);
 }
 
-static int freeze_arg(const struct tns_request *req) {
-        return req->freeze == TNS_FREEZE_ON ? 1 : req->freeze == TNS_FREEZE_OFF ? 0 : -1;
+/* The registry's freeze per class: 1, 0, or -1 to leave it. */
+static const int *freeze_arg(const struct tns_request *req, int ret[TNS_CLASS_MAX]) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ret[c] = req->freeze[c] == TNS_FREEZE_ON ? 1 : req->freeze[c] == TNS_FREEZE_OFF ? 0 : -1;
+        return ret;
 }
 
 static int rate_error(struct op_ctx *x, int r, struct tns_ns *ns) {
@@ -224,8 +227,8 @@ static void view_fill(struct op_ctx *x, struct tns_ns *ns, bool processes, struc
                         (void) tns_ns_add(v->now_ns[c], info.kernel_offset[c], &v->now_ns[c]);
                 }
         }
-        v->rate_mult = info.rate_mult;
-        v->run_mult = info.run_mult;
+        memcpy(v->rate_mult, info.rate_mult, sizeof(v->rate_mult));
+        memcpy(v->run_mult, info.run_mult, sizeof(v->run_mult));
         v->rate_capable = info.rate_capable;
         /* The scan of every process's maps (programs reparented out of
          * the trees) for root and the group only: its cost grows with what
@@ -289,7 +292,8 @@ static int op_create(struct op_ctx *x) {
                 return create_error(x, r, x->req->name);
         (void) tns_registry_set_owner(x->m->registry, ns, x->p->uid, x->req->shared);
         if (request_rates(x->req)) {
-                r = tns_registry_init_rate(x->m->registry, ns, x->req->rate_mult, freeze_arg(x->req), x->req->clocks);
+                r = tns_registry_init_rate(x->m->registry, ns, x->req->rate_mult,
+                                           freeze_arg(x->req, (int[TNS_CLASS_MAX]){}), x->req->clocks);
                 if (r < 0)
                         return rate_error(x, r, ns);
         }
@@ -363,12 +367,17 @@ static int op_set(struct op_ctx *x) {
                 return r;
         /* The rate first, refused as a whole before any clock moves. */
         if (request_rates(x->req)) {
-                r = tns_registry_set_rate(x->m->registry, ns, x->req->rate_mult, freeze_arg(x->req));
+                r = tns_registry_set_rate(x->m->registry, ns, x->req->rate_mult,
+                                          freeze_arg(x->req, (int[TNS_CLASS_MAX]){}));
                 if (r < 0)
                         return rate_error(x, r, ns);
-                (void) tns_rate_format(x->req->freeze == TNS_FREEZE_ON ? 0 : tns_ns_run_mult(ns, TNS_CLASS_REALTIME),
-                                       text, sizeof(text));
-                log_ns(x, ns, "Set the rate to %s", text);
+                for (int c = TNS_CLASS_MAX - 1; c >= 0; c--) {
+                        /* REALTIME's, then MONOTONIC's (BOOTTIME's is it). */
+                        if (c == TNS_CLASS_BOOTTIME || (!x->req->rate_mult[c] && x->req->freeze[c] == TNS_FREEZE_KEEP))
+                                continue;
+                        (void) tns_rate_format(tns_ns_mult(ns, c) ? tns_ns_run_mult(ns, c) : 0, text, sizeof(text));
+                        log_ns(x, ns, "Set the %s rate to %s", tns_class_name(c), text);
+                }
         }
         /* The offsets against the clocks as the rate left them: a return
          * to rate 1 folds the rate's drift into the offsets (helper-42:
@@ -526,7 +535,8 @@ static int adopt_target(struct op_ctx *x, struct tns_ns **ret, bool *ret_created
                 return create_error(x, r, x->req->name);
         (void) tns_registry_set_owner(x->m->registry, *ret, x->p->uid, x->req->shared);
         if (request_rates(x->req)) {
-                r = tns_registry_init_rate(x->m->registry, *ret, x->req->rate_mult, freeze_arg(x->req), x->req->clocks);
+                r = tns_registry_init_rate(x->m->registry, *ret, x->req->rate_mult,
+                                           freeze_arg(x->req, (int[TNS_CLASS_MAX]){}), x->req->clocks);
                 if (r < 0)
                         return rate_error(x, r, *ret);
         }

@@ -163,3 +163,13 @@ bool tns_rate_fast_prepare(uint64_t mult, int64_t anchor_host, int64_t anchor_ns
         ret->cl = (uint64_t) (c - ch * ((__int128) 1 << TNS_RATE_SHIFT));
         return true;
 }
+
+int tns_rate_classes_parse(const char *name, size_t len, unsigned *ret_mask) {
+        if (len == strlen("realtime") && memcmp(name, "realtime", len) == 0)
+                *ret_mask = 1U << TNS_CLASS_REALTIME;
+        else if (len == strlen("monotonic") && memcmp(name, "monotonic", len) == 0)
+                *ret_mask = (1U << TNS_CLASS_MONOTONIC) | (1U << TNS_CLASS_BOOTTIME);
+        else
+                return -EINVAL;
+        return 0;
+}

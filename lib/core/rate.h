@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "offsets-page.h"
@@ -31,6 +32,15 @@ struct tns_rate_map {
  * (a sign, an exponent, "nan", zero), -ERANGE outside
  * [1/1000000, 1000000]. */
 int tns_rate_parse(const char *s, uint64_t *ret_mult);
+
+/* The classes a rate is given to by name (`--rate realtime=2`, the
+ * protocol's {"rate": {"monotonic": "0.5"}}): "realtime" is REALTIME's
+ * class; "monotonic" is MONOTONIC's and BOOTTIME's, which run at one rate
+ * so that they keep their relation. The mask (bit 1 << class) of the
+ * name's first len bytes; -EINVAL for anything else ("boottime" too: it
+ * runs with MONOTONIC). */
+#define TNS_RATE_CLASSES_ALL 7U
+int tns_rate_classes_parse(const char *name, size_t len, unsigned *ret_mask);
 
 /* The rate as a short decimal ("2", "0.5", "0.0166667"); "frozen" for 0.
  * -ENOBUFS if size is too small. */

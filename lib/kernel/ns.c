@@ -531,52 +531,46 @@ static void host_mono_boot(bool faster, int64_t *ret_mono, int64_t *ret_boot) {
         }
 }
 
-int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze) {
+int tns_ns_set_rates(struct tns_ns *ns, const uint64_t mult[TNS_CLASS_MAX], const int freeze[TNS_CLASS_MAX]) {
         int64_t hosts[TNS_CLASS_MAX] = {};
-        bool rated = false, faster;
-        uint64_t old_mono;
+        bool rated = false, faster = false;
+        const int mono = TNS_CLASS_MONOTONIC;
 
         if (ns->parent)
                 return -EOPNOTSUPP;
         hold_pages(ns);
-        /* Whether MONOTONIC speeds up (the same rate applies to BOOTTIME). */
-        old_mono = ns->rated ? ns->rate[TNS_CLASS_MONOTONIC].mult : TNS_RATE_ONE;
-        {
+        /* Whether MONOTONIC speeds up (BOOTTIME, at its rate, with it):
+         * its two hosts are then read a margin early. */
+        if (mult[mono] || freeze[mono] >= 0) {
+                uint64_t old = ns->rated ? ns->rate[mono].mult : TNS_RATE_ONE;
                 uint64_t run =
-                        mult ? mult
-                             : (ns->rated && ns->run_mult[TNS_CLASS_MONOTONIC] ? ns->run_mult[TNS_CLASS_MONOTONIC]
-                                                                               : TNS_RATE_ONE);
+                        mult[mono] ? mult[mono] : (ns->rated && ns->run_mult[mono] ? ns->run_mult[mono] : TNS_RATE_ONE);
 
-                faster = (freeze > 0 ? 0 : freeze == 0 ? run : (old_mono == 0 ? 0 : run)) > old_mono;
+                faster = (freeze[mono] > 0 ? 0 : freeze[mono] == 0 ? run : (old == 0 ? 0 : run)) > old;
         }
         host_mono_boot(faster, &hosts[TNS_CLASS_MONOTONIC], &hosts[TNS_CLASS_BOOTTIME]);
         hosts[TNS_CLASS_REALTIME] = host_now(TNS_CLASS_REALTIME);
+        /* A first rate: every class starts as the identity, at rate 1. */
+        if (!ns->rated)
+                for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                        ns->rate[c] = (struct tns_rate_map){.mult = TNS_RATE_ONE};
+                        ns->run_mult[c] = TNS_RATE_ONE;
+                }
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 struct tns_rate_map *m = &ns->rate[c];
                 uint64_t run, now_mult;
                 int64_t host;
 
-                if (!(mask & (1U << c)))
-                        continue;
-                if (!ns->rated) {
-                        /* R starts as the identity, at rate 1. */
-                        *m = (struct tns_rate_map){.mult = TNS_RATE_ONE};
-                        ns->run_mult[c] = TNS_RATE_ONE;
-                }
-                run = mult ? mult : (ns->run_mult[c] ? ns->run_mult[c] : TNS_RATE_ONE);
-                now_mult = freeze > 0 ? 0 : freeze == 0 ? run : (m->mult == 0 ? 0 : run);
+                if (!mult[c] && freeze[c] < 0)
+                        continue; /* untouched */
+                run = mult[c] ? mult[c] : (ns->run_mult[c] ? ns->run_mult[c] : TNS_RATE_ONE);
+                now_mult = freeze[c] > 0 ? 0 : freeze[c] == 0 ? run : (m->mult == 0 ? 0 : run);
                 host = hosts[c];
                 if (now_mult > m->mult)
                         host -= RATE_ANCHOR_MARGIN_NS;
                 tns_rate_map_reanchor(m, host, now_mult);
                 ns->run_mult[c] = run;
         }
-        /* Classes left untouched by a first rate are at the identity too. */
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
-                if (!ns->rated && !(mask & (1U << c))) {
-                        ns->rate[c] = (struct tns_rate_map){.mult = TNS_RATE_ONE};
-                        ns->run_mult[c] = TNS_RATE_ONE;
-                }
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 if (ns->rate[c].mult == TNS_RATE_ONE && !identity(&ns->rate[c]))
                         fold(ns, c);
@@ -586,6 +580,18 @@ int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze)
         ns->rated = rated;
         publish(ns);
         return 0;
+}
+
+int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze) {
+        uint64_t mults[TNS_CLASS_MAX] = {};
+        int freezes[TNS_CLASS_MAX] = {-1, -1, -1};
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                if (mask & (1U << c)) {
+                        mults[c] = mult;
+                        freezes[c] = freeze;
+                }
+        return tns_ns_set_rates(ns, mults, freezes);
 }
 
 int tns_ns_ro_fd(struct tns_ns *ns) {

@@ -152,6 +152,10 @@ uint64_t tns_ns_run_mult(const struct tns_ns *ns, enum tns_clock_class c);
  * the same just before and after (re-anchored now), so MONOTONIC never
  * goes back. mult 0 keeps the rate. -EOPNOTSUPP for a child namespace. */
 int tns_ns_set_rate(struct tns_ns *ns, unsigned mask, uint64_t mult, int freeze);
+/* The same per class, in one write of the pages: class c is changed by
+ * mult[c] and freeze[c] as above, left as it is when mult[c] is 0 and
+ * freeze[c] < 0. The caller gives MONOTONIC and BOOTTIME the same. */
+int tns_ns_set_rates(struct tns_ns *ns, const uint64_t mult[TNS_CLASS_MAX], const int freeze[TNS_CLASS_MAX]);
 /* Marks a root namespace rate-capable (a creation flag). */
 void tns_ns_set_rate_capable(struct tns_ns *ns, bool capable);
 

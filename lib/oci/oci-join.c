@@ -22,13 +22,14 @@ static int differs(char *err, const char *what, const char *have, const char *wa
  * its rate (a second of slack either way: the two were made from
  * different readings of the host's clock). */
 static bool date_reached(const struct tns_oci_existing *ns, int64_t date, int64_t host_now_ns) {
-        const uint64_t mult = ns->rate_capable && ns->run_mult > TNS_RATE_ONE ? ns->run_mult : TNS_RATE_ONE;
+        const uint64_t run = ns->run_mult[TNS_CLASS_REALTIME];
+        const uint64_t mult = ns->rate_capable && run > TNS_RATE_ONE ? run : TNS_RATE_ONE;
         __int128 age =
                 ns->created_host_ns > 0 && host_now_ns > ns->created_host_ns ? host_now_ns - ns->created_host_ns : 0;
         __int128 past = (__int128) ns->realtime_now_ns - date;
 
         /* Frozen, it reads the one date it stands at. */
-        if (ns->rate_capable && ns->rate_mult == 0)
+        if (ns->rate_capable && ns->rate_mult[TNS_CLASS_REALTIME] == 0)
                 age = 0;
         age = age * mult / TNS_RATE_ONE;
         return past >= -TNS_NSEC_PER_SEC && past <= age + TNS_NSEC_PER_SEC;
@@ -37,7 +38,6 @@ static bool date_reached(const struct tns_oci_existing *ns, int64_t date, int64_
 int tns_oci_join_check(const struct tns_oci_request *req, const struct tns_oci_existing *ns, int64_t host_now_ns,
                        char *err) {
         const uint64_t want = req->rated ? (req->freeze ? 0 : (req->rate_mult ?: TNS_RATE_ONE)) : TNS_RATE_ONE;
-        const uint64_t have = ns->rate_capable ? ns->rate_mult : TNS_RATE_ONE;
         char a[40], b[40];
         bool any = req->rated;
 
@@ -59,11 +59,18 @@ int tns_oci_join_check(const struct tns_oci_request *req, const struct tns_oci_e
                 (void) tns_offset_format(ns->offset_ns[c], a, sizeof(a));
                 return differs(err, "realtime clock", a, "a date it has not been at");
         }
-        /* Asking for clocks is asking for them at a rate: 1 unless said. */
-        if (any && have != want) {
+        /* Asking for clocks is asking for them at a rate: 1 unless said,
+         * the same for every clock. */
+        for (int c = 0; any && c < TNS_CLASS_MAX; c++) {
+                const uint64_t have = ns->rate_capable ? ns->rate_mult[c] : TNS_RATE_ONE;
+                char what[16];
+
+                if (have == want)
+                        continue;
                 (void) tns_rate_format(have, a, sizeof(a));
                 (void) tns_rate_format(want, b, sizeof(b));
-                return differs(err, "rate", a, b);
+                snprintf(what, sizeof(what), "%s rate", tns_class_name(c));
+                return differs(err, what, a, b);
         }
         return 0;
 }

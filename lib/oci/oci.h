@@ -183,8 +183,8 @@ struct tns_oci_existing {
         int64_t realtime_now_ns; /* what its CLOCK_REALTIME reads now */
         int64_t created_host_ns; /* the host's CLOCK_REALTIME when it was made; 0 if unknown */
         bool rate_capable;
-        uint64_t rate_mult; /* now: 0 frozen */
-        uint64_t run_mult; /* when running */
+        uint64_t rate_mult[TNS_CLASS_MAX]; /* now: 0 frozen */
+        uint64_t run_mult[TNS_CLASS_MAX]; /* when running */
 };
 
 /* Whether a container that asks for req's clocks may join that namespace:

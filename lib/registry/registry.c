@@ -148,8 +148,10 @@ void tns_registry_info(struct tns_registry *r, struct tns_ns *ns, struct tns_ns_
                 info.offset[c] = tns_ns_offset(ns, c);
                 tns_ns_rate_map(ns, c, &info.map[c]);
         }
-        info.rate_mult = tns_ns_mult(ns, TNS_CLASS_REALTIME);
-        info.run_mult = tns_ns_run_mult(ns, TNS_CLASS_REALTIME);
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                info.rate_mult[c] = tns_ns_mult(ns, c);
+                info.run_mult[c] = tns_ns_run_mult(ns, c);
+        }
         info.rate_capable = tns_ns_rate_capable(ns);
         for (struct tns_ns *k = ns->first_child; k; k = k->next_sibling)
                 info.children++;
@@ -296,11 +298,16 @@ int tns_registry_set_offsets(struct tns_registry *r, struct tns_ns *ns, unsigned
         return 0;
 }
 
-int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze) {
+int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, const uint64_t mult[TNS_CLASS_MAX],
+                          const int freeze[TNS_CLASS_MAX]) {
         unsigned listeners, pinned;
         bool live;
         int k;
 
+        /* They keep their relation: one rate for the two. */
+        if (mult[TNS_CLASS_MONOTONIC] != mult[TNS_CLASS_BOOTTIME] ||
+            freeze[TNS_CLASS_MONOTONIC] != freeze[TNS_CLASS_BOOTTIME])
+                return -EINVAL;
         if (ns->parent)
                 return -EOPNOTSUPP;
         tns_supervisor_ns_counts(r->s, ns, &listeners, &pinned, &live);
@@ -309,7 +316,7 @@ int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mu
         /* Members that join later get the filter of a rated namespace. */
         if (!tns_ns_rate_capable(ns))
                 tns_ns_set_rate_capable(ns, true);
-        k = tns_ns_set_rate(ns, (1U << TNS_CLASS_MAX) - 1, mult, freeze);
+        k = tns_ns_set_rates(ns, mult, freeze);
         if (k < 0)
                 return k;
         if (ns->record) {
@@ -320,8 +327,8 @@ int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mu
         return 0;
 }
 
-int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze,
-                           const struct tns_clock_arg clocks[TNS_CLASS_MAX]) {
+int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, const uint64_t mult[TNS_CLASS_MAX],
+                           const int freeze[TNS_CLASS_MAX], const struct tns_clock_arg clocks[TNS_CLASS_MAX]) {
         int64_t v[TNS_CLASS_MAX] = {};
         unsigned dates = 0;
         struct timespec now;
@@ -479,9 +486,21 @@ int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *st
                 return k;
         /* The rates go on from the values just set (the anchors are now). */
         tns_ns_set_rate_capable(*ret, true);
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
-                if (state->run_mult[c] && (state->rate_mult[c] != TNS_RATE_ONE || state->run_mult[c] != TNS_RATE_ONE))
-                        (void) tns_ns_set_rate(*ret, 1U << c, state->run_mult[c], state->rate_mult[c] == 0);
+        {
+                uint64_t mult[TNS_CLASS_MAX] = {};
+                int freeze[TNS_CLASS_MAX] = {-1, -1, -1};
+                bool any = false;
+
+                for (int c = 0; c < TNS_CLASS_MAX; c++)
+                        if (state->run_mult[c] &&
+                            (state->rate_mult[c] != TNS_RATE_ONE || state->run_mult[c] != TNS_RATE_ONE)) {
+                                mult[c] = state->run_mult[c];
+                                freeze[c] = state->rate_mult[c] == 0;
+                                any = true;
+                        }
+                if (any)
+                        (void) tns_ns_set_rates(*ret, mult, freeze);
+        }
         /* A frozen clock stands at its exported value exactly, not where
          * it was frozen again a moment after its offset was made. */
         {

@@ -70,10 +70,10 @@ struct tns_ns_info {
         uint64_t sets; /* changes through the registry */
         int64_t created_realtime_ns; /* 0 if unknown */
         /* Rates: the clocks' maps (lib/core/rate.h), the rate now (0
-         * frozen) and when running, of the REALTIME class and of the
-         * MONOTONIC+BOOTTIME one alike as the API sets them. */
+         * frozen) and when running, per class (MONOTONIC and BOOTTIME
+         * alike). */
         struct tns_rate_map map[TNS_CLASS_MAX];
-        uint64_t rate_mult, run_mult;
+        uint64_t rate_mult[TNS_CLASS_MAX], run_mult[TNS_CLASS_MAX];
         bool rate_capable;
         unsigned depth; /* 0 for a root */
         uint64_t kernel_ns; /* the inode of its kernel time namespace, 0 if none */
@@ -144,20 +144,22 @@ int tns_registry_export(struct tns_registry *r, struct tns_ns *ns, struct tns_cl
  * what they read at export, and whose REALTIME keeps its offset from the
  * host's; name overrides state->name if not NULL. -ERANGE (*ret_class)
  * if this host's clocks cannot give those values. */
-/* Changes the rate of every clock (mult 0: keep it) and freezes or
- * unfreezes them (freeze > 0, == 0; < 0 leaves it): re-anchored now, so
- * no clock jumps and MONOTONIC never goes back. -EOPNOTSUPP for a child
- * namespace (it runs at its root's rate); -EPERM for a namespace with
- * processes that was not made rate-capable (their filter does not trap
- * relative waits: it must be made with a rate, e.g. 1). */
-int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze);
+/* Changes the rate of each class (mult[c]; 0: keep it) and freezes or
+ * unfreezes it (freeze[c] > 0, == 0; < 0 leaves it), all in one write:
+ * re-anchored now, so no clock jumps and MONOTONIC never goes back.
+ * MONOTONIC and BOOTTIME must be given alike (-EINVAL). -EOPNOTSUPP for a
+ * child namespace (it runs at its root's rate); -EPERM for a namespace
+ * with processes that was not made rate-capable (their filter does not
+ * trap relative waits: it must be made with a rate, e.g. 1). */
+int tns_registry_set_rate(struct tns_registry *r, struct tns_ns *ns, const uint64_t mult[TNS_CLASS_MAX],
+                          const int freeze[TNS_CLASS_MAX]);
 /* Makes a new namespace rate-capable and gives it a rate as above. The
  * clocks the request gave as a date (clocks[c] absolute; NULL: none) get
  * their offset again, made against the rated clock once its map is set:
  * a clock frozen at a date reads exactly that date, not the date plus
  * the moments between the namespace's making and its freeze. */
-int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, uint64_t mult, int freeze,
-                           const struct tns_clock_arg clocks[TNS_CLASS_MAX]);
+int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, const uint64_t mult[TNS_CLASS_MAX],
+                           const int freeze[TNS_CLASS_MAX], const struct tns_clock_arg clocks[TNS_CLASS_MAX]);
 
 int tns_registry_import(struct tns_registry *r, const struct tns_clock_state *state, const char *name,
                         enum tns_grant grant, struct tns_ns **ret, enum tns_clock_class *ret_class);

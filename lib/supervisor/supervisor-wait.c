@@ -222,6 +222,16 @@ static int convert(const struct tns_ns *ns, int c, const struct tns_wait_spec *s
                                                : tns_wait_its_to_host(in, tns_ns_offset(ns, c), out);
 }
 
+/* The class whose rate a wait follows: a relative wait's is MONOTONIC's
+ * whatever its clock (the kernel measures a relative timer on
+ * CLOCK_MONOTONIC, hrtimer_init()'s REALTIME-to-MONOTONIC switch, and
+ * glibc's sleep() and nanosleep() are relative CLOCK_REALTIME sleeps):
+ * with --rate realtime=R alone, `sleep 1` still lasts a second of
+ * MONOTONIC. Absolute waits follow their clock. */
+static int wait_rate_class(int c, bool relative) {
+        return relative && c == TNS_CLASS_REALTIME ? TNS_CLASS_MONOTONIC : c;
+}
+
 /* The caller's timerfd (its args[0]) in *ret_fd and its clock's class:
  * 0, -ESRCH if the caller is gone, or another -errno for a call the
  * kernel answers (EBADF, EINVAL: its own). */
@@ -286,6 +296,7 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
                 /* A rated namespace's clocks (the kernel's offsets of a
                  * nested kernel namespace are not added under a rate: see
                  * docs/design/kernel-timens.md). */
+                c = wait_rate_class(c, spec->relative);
                 if (convert(ns, c, spec, in, &conv, NULL) < 0)
                         return TNS_REPLY_CONTINUE;
         } else {
@@ -665,6 +676,8 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         if (w)
                 return TNS_REPLY_CONTINUE; /* cannot happen: the thread is in our hands */
         c = wait_class(req, &spec);
+        if (c >= 0)
+                c = wait_rate_class(c, spec.relative);
         if (c == -ENOENT || (c >= 0 && !tns_ns_rated(ns) && tns_ns_offset(ns, c) == 0))
                 return TNS_REPLY_CONTINUE; /* no such timer, a CPU clock, no offset: the kernel's */
         len = tns_wait_size(spec.kind);

@@ -23,6 +23,8 @@ setup_file() {
         if command -v go >/dev/null; then
                 (cd "$ROOT/tests/helpers" && GOFLAGS=-mod=mod timeout 300 go build -o "$BATS_FILE_TMPDIR/gorate" gorate.go) ||
                         true
+                (cd "$ROOT/tests/helpers" && GOFLAGS=-mod=mod timeout 300 go build -o "$BATS_FILE_TMPDIR/gosleep" gosleep.go) ||
+                        true
         fi
 }
 
@@ -249,6 +251,102 @@ check_read_rate() {
         run -0 --separate-stderr tns run --freeze -- "$HELPERS/rateprobe" wait nanosleep 300
         e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
         ((e >= 280 && e <= 800)) || fail "a 300 ms sleep took $e ms when frozen"
+}
+
+# Per class (the issue: "per clock class"): the date stands while
+# MONOTONIC runs, so the runtimes that wait until MONOTONIC reaches a
+# deadline (Go's timers, Java's sleeps, Python's timed queue waits: for
+# ever under a whole freeze) end their waits on time.
+@test "--freeze=realtime: the date stands, MONOTONIC runs, and Go, Java and Python timed waits end" {
+        run -0 --separate-stderr timeout 30 "$TIMENSCTL" run --realtime 2030-01-01T00:00:00Z --freeze=realtime -- sh -c \
+                "'$HELPERS/clockprobe' --ns realtime; '$HELPERS/clockprobe' --ns monotonic; sleep 0.3;
+                 '$HELPERS/clockprobe' --vdso --ns realtime; '$HELPERS/clockprobe' --vdso --ns monotonic"
+        mapfile -t v <<<"$output"
+        [ "${v[0]}" = $((1893456000 * NSEC_PER_SEC)) ] && [ "${v[2]}" = "${v[0]}" ] ||
+                fail "realtime not frozen at the date: ${v[*]}"
+        (((v[3] - v[1]) / 1000000 >= 250)) || fail "monotonic stood: ${v[*]}"
+        # Python: a timed queue wait and a condition's wait_for.
+        run -0 --separate-stderr timeout 20 "$TIMENSCTL" run --realtime 2030-01-01 --freeze=realtime -- python3 -c '
+import queue, threading, time
+t = time.monotonic()
+try:
+    queue.Queue().get(timeout=0.3)
+except queue.Empty:
+    pass
+c = threading.Condition()
+with c:
+    c.wait_for(lambda: False, timeout=0.3)
+print("python", round(time.monotonic() - t, 2), time.strftime("%Y", time.gmtime()))'
+        [[ $output == "python 0.6"*" 2030" ]] || fail "$output"
+        if [ -x "$BATS_FILE_TMPDIR/gosleep" ]; then
+                run -0 --separate-stderr timeout 20 "$TIMENSCTL" run --realtime 2030-01-01 --freeze=realtime -- \
+                        "$BATS_FILE_TMPDIR/gosleep"
+        fi
+        if command -v java >/dev/null; then
+                cp "$ROOT/tests/helpers/Waits.java" "$BATS_TEST_TMPDIR/"
+                run -0 --separate-stderr timeout 60 "$TIMENSCTL" run --realtime 2030-01-01 --freeze=realtime -- \
+                        java "$BATS_TEST_TMPDIR/Waits.java"
+        fi
+}
+
+@test "per class rates: REALTIME x2 while MONOTONIC runs x0.5, vDSO and syscalls, and waits follow MONOTONIC" {
+        local k v host
+        run -0 --separate-stderr tns run --rate realtime=2,monotonic=0.5 -- "$HELPERS/rateprobe" read 2
+        host=$(field host "$output")
+        for k in vdso_real sys_real; do
+                assert_rate "$k" "$(field "$k" "$output")" "$host" 2
+        done
+        for k in vdso_mono sys_mono; do
+                assert_rate "$k" "$(field "$k" "$output")" "$host" 0.5
+        done
+        # A relative sleep runs on MONOTONIC's rate: 0.3 s at x0.5 is 0.6 s.
+        run -0 --separate-stderr tns run --rate realtime=4 --rate monotonic=0.5 -- "$HELPERS/rateprobe" wait nanosleep 300
+        e=$(sed -nE 's/.*elapsed=([0-9]+) ms/\1/p' <<<"$output")
+        ((e >= 550 && e <= 900)) || fail "a 300 ms sleep at monotonic x0.5 took $e ms"
+}
+
+@test "per class: set, show, list, export and import; a class left out keeps its rate; bad classes are refused" {
+        run -0 tns create pc --rate 1 --realtime 2030-01-01T00:00:00Z
+        run -0 tns set pc --freeze=realtime
+        run -0 tns set pc --rate monotonic=3
+        run -0 --separate-stderr tns show pc --json
+        [ "$(json_get 'j["namespace"]["clocks"]["realtime"]["frozen"]' <<<"$output")" = True ] || fail "$output"
+        [ "$(json_get 'j["namespace"]["clocks"]["realtime"]["rate"]' <<<"$output")" = 1 ] || fail "$output"
+        [ "$(json_get 'j["namespace"]["clocks"]["monotonic"]["rate"]' <<<"$output")" = 3 ] || fail "$output"
+        [ "$(json_get 'j["namespace"]["clocks"]["boottime"]["rate"]' <<<"$output")" = 3 ] || fail "$output"
+        [ "$(json_get 'j["namespace"]["clocks"]["monotonic"]["frozen"]' <<<"$output")" = False ] || fail "$output"
+        run -0 --separate-stderr tns show pc
+        [[ $output == *"Rate: realtime 1 (frozen), monotonic 3"* ]] || fail "$output"
+        run -0 --separate-stderr tns list
+        grep -E '^ +[0-9]+ pc .* rt:1/frozen,mono:3 ' <<<"$output" || fail "$output"
+        run -0 --separate-stderr tns export pc
+        echo "$output" >"$BATS_TEST_TMPDIR/pc.json"
+        run -0 tns import --name pc2 "$BATS_TEST_TMPDIR/pc.json"
+        run -0 --separate-stderr tns show pc2
+        [[ $output == *"Rate: realtime 1 (frozen), monotonic 3"* ]] || fail "$output"
+        # Unfrozen alone: MONOTONIC keeps x3.
+        run -0 tns set pc --unfreeze=realtime
+        run -0 --separate-stderr tns show pc
+        [[ $output == *"Rate: realtime 1, monotonic 3"* ]] || fail "$output"
+        # Through the API, per class; and what is refused, naming it.
+        run -0 api '{"version":1,"id":1,"op":"set","params":{"name":"pc","rate":{"realtime":"2"},"freeze":{"monotonic":true}}}'
+        [[ $output == *'"result"'* ]] || fail "$output"
+        run -0 --separate-stderr tns show pc
+        [[ $output == *"Rate: realtime 2, monotonic 3 (frozen)"* ]] || fail "$output"
+        run -0 api '{"version":1,"id":1,"op":"set","params":{"name":"pc","rate":{"boottime":"2"}}}'
+        [[ $output == *invalid-params* && $output == *boottime* ]] || fail "$output"
+        run -0 api '{"version":1,"id":1,"op":"set","params":{"name":"pc","rate":{"realtime":"0"}}}'
+        [[ $output == *invalid-params* && $output == *params.rate.realtime* ]] || fail "$output"
+        run -125 --separate-stderr tns run --rate boottime=2 -- true
+        [[ $stderr == *"'boottime' is not a clock class"* ]] || fail "$stderr"
+        run -125 --separate-stderr tns run --freeze=days -- true
+        [[ $stderr == *"'days'"* ]] || fail "$stderr"
+        run -125 --separate-stderr tns run --rate realtime=2 --rate realtime=3 -- true
+        [[ $stderr == *twice* ]] || fail "$stderr"
+        run -1 --separate-stderr tns set pc --freeze=realtime --unfreeze=realtime
+        [[ $stderr == *exclude* ]] || fail "$stderr"
+        run -125 --separate-stderr tns run --rate realtime=x2 -- true
+        [[ $stderr == *"'x2'"* ]] || fail "$stderr"
 }
 
 @test "a live change of rate, a freeze and an unfreeze never move MONOTONIC back, vDSO and trapped reads in turn" {

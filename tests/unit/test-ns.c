@@ -250,6 +250,33 @@ TEST(rate_set_and_fold) {
         EXPECT_TRUE(tns_ns_unref(ns));
 }
 
+/* Rates per class: REALTIME frozen while MONOTONIC and
+ * BOOTTIME run at x2; a class left out keeps its rate; the frozen class
+ * alone back to 1 leaves the namespace rated by the other. */
+TEST(rates_per_class) {
+        int64_t off[TNS_CLASS_MAX] = {0, 0, 0};
+        const uint64_t two = 2 * TNS_RATE_ONE;
+        struct tns_ns *ns;
+
+        ASSERT_EQ(tns_ns_new(11, "pc", NULL, off, NULL, NULL, &ns), 0);
+        ASSERT_EQ(tns_ns_set_rates(ns, (uint64_t[]){two, two, 0}, (int[]){-1, -1, 1}), 0);
+        EXPECT_EQ(tns_ns_mult(ns, TNS_CLASS_MONOTONIC), two);
+        EXPECT_EQ(tns_ns_mult(ns, TNS_CLASS_BOOTTIME), two);
+        EXPECT_EQ(tns_ns_mult(ns, TNS_CLASS_REALTIME), 0);
+        EXPECT_EQ(tns_ns_run_mult(ns, TNS_CLASS_REALTIME), TNS_RATE_ONE);
+        /* MONOTONIC alone changed: REALTIME stays frozen. */
+        ASSERT_EQ(tns_ns_set_rates(ns, (uint64_t[]){TNS_RATE_ONE / 2, TNS_RATE_ONE / 2, 0}, (int[]){-1, -1, -1}), 0);
+        EXPECT_EQ(tns_ns_mult(ns, TNS_CLASS_MONOTONIC), TNS_RATE_ONE / 2);
+        EXPECT_EQ(tns_ns_mult(ns, TNS_CLASS_REALTIME), 0);
+        /* REALTIME unfrozen at 1: still rated, by MONOTONIC. */
+        ASSERT_EQ(tns_ns_set_rates(ns, (uint64_t[]){0, 0, TNS_RATE_ONE}, (int[]){-1, -1, 0}), 0);
+        EXPECT_EQ(tns_ns_mult(ns, TNS_CLASS_REALTIME), TNS_RATE_ONE);
+        EXPECT_TRUE(tns_ns_rated(ns));
+        ASSERT_EQ(tns_ns_set_rates(ns, (uint64_t[]){TNS_RATE_ONE, TNS_RATE_ONE, 0}, (int[]){-1, -1, -1}), 0);
+        EXPECT_FALSE(tns_ns_rated(ns));
+        EXPECT_TRUE(tns_ns_unref(ns));
+}
+
 /* Every write of a page prepares the rate maps for the vDSO (struct
  * tns_rate_fast) and stamps them with the sequence it leaves, which the
  * image compares (a stale stamp declines to rates[]): at creation, a

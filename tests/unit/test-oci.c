@@ -113,6 +113,14 @@ TEST(annotations) {
 }
 
 /* Joining a namespace of one's name: the clocks asked for must be its. */
+/* The same rate for every clock of the namespace. */
+static void set_ns_rate(struct tns_oci_existing *ns, uint64_t mult, uint64_t run) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                ns->rate_mult[c] = mult;
+                ns->run_mult[c] = run;
+        }
+}
+
 TEST(join_check) {
         const int64_t sec = 1000000000, day = 86400 * sec, hour = 3600 * sec, now = 1893456000LL * sec + 500;
         struct tns_oci_existing ns = {
@@ -150,8 +158,7 @@ TEST(join_check) {
         /* A date asked of a namespace frozen at another (rated): refused,
          * by the date and by the rate a plain request asks (1). */
         ns.rate_capable = true;
-        ns.rate_mult = 0;
-        ns.run_mult = TNS_RATE_ONE;
+        set_ns_rate(&ns, 0, TNS_RATE_ONE);
         ns.realtime_now_ns = 915148800LL * sec; /* 1999-01-01 */
         req.clocks[TNS_CLASS_REALTIME].spec.ns = 1893456000LL * sec; /* 2030-01-01 */
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
@@ -170,17 +177,22 @@ TEST(join_check) {
         req.freeze = false;
         req.rate_mult = 2 * TNS_RATE_ONE;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
-        ns.rate_mult = ns.run_mult = 2 * TNS_RATE_ONE;
+        set_ns_rate(&ns, 2 * TNS_RATE_ONE, 2 * TNS_RATE_ONE);
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);
+        /* Every clock's: a namespace whose MONOTONIC runs at another rate
+         * is not the one asked for. */
+        ns.rate_mult[TNS_CLASS_MONOTONIC] = ns.rate_mult[TNS_CLASS_BOOTTIME] = TNS_RATE_ONE;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
+        EXPECT_NE(strstr(err, "monotonic rate"), NULL);
+        set_ns_rate(&ns, 2 * TNS_RATE_ONE, 2 * TNS_RATE_ONE);
         ns.rate_capable = false;
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), -EEXIST);
         /* A date in a namespace at x2, made an hour ago: it may be two
          * hours past it. */
         ns = (struct tns_oci_existing){.rate_capable = true,
-                                       .rate_mult = 2 * TNS_RATE_ONE,
-                                       .run_mult = 2 * TNS_RATE_ONE,
                                        .realtime_now_ns = 1893456000LL * sec + 2 * hour - sec,
                                        .created_host_ns = now - hour};
+        set_ns_rate(&ns, 2 * TNS_RATE_ONE, 2 * TNS_RATE_ONE);
         req.clocks[TNS_CLASS_REALTIME] =
                 (struct tns_clock_arg){.set = true, .spec = {.kind = TNS_OFFSET_ABSOLUTE, .ns = 1893456000LL * sec}};
         EXPECT_EQ(tns_oci_join_check(&req, &ns, now, err), 0);

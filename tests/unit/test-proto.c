@@ -312,7 +312,19 @@ TEST(clock_state_rates_checked) {
         EXPECT_EQ(tns_clock_state_from_json(o, &out, &e), -EINVAL);
         json_object_object_add(o, "rate_capable", json_object_new_boolean(true));
         ASSERT_TRUE(json_object_object_get_ex(o, "clocks", &clocks));
+        /* REALTIME at a rate of its own, or none: its class is its own. */
         ASSERT_TRUE(json_object_object_get_ex(clocks, "realtime", &rt));
+        json_object_object_add(rt, "rate_mult", json_object_new_uint64(3 * TNS_RATE_ONE));
+        json_object_object_add(rt, "run_mult", json_object_new_uint64(3 * TNS_RATE_ONE));
+        ASSERT_EQ(tns_clock_state_from_json(o, &out, &e), 0);
+        EXPECT_EQ(out.run_mult[TNS_CLASS_REALTIME], 3 * TNS_RATE_ONE);
+        EXPECT_EQ(out.run_mult[TNS_CLASS_MONOTONIC], 2 * TNS_RATE_ONE);
+        json_object_object_del(rt, "rate_mult");
+        json_object_object_del(rt, "run_mult");
+        ASSERT_EQ(tns_clock_state_from_json(o, &out, &e), 0);
+        EXPECT_EQ(out.run_mult[TNS_CLASS_REALTIME], 0);
+        /* MONOTONIC and BOOTTIME keep their relation: one rate. */
+        ASSERT_TRUE(json_object_object_get_ex(clocks, "boottime", &rt));
         json_object_object_add(rt, "rate_mult", json_object_new_uint64(3 * TNS_RATE_ONE));
         json_object_object_add(rt, "run_mult", json_object_new_uint64(3 * TNS_RATE_ONE));
         EXPECT_EQ(tns_clock_state_from_json(o, &out, &e), -EINVAL);
@@ -320,6 +332,57 @@ TEST(clock_state_rates_checked) {
         json_object_object_del(rt, "rate_mult");
         json_object_object_del(rt, "run_mult");
         EXPECT_EQ(tns_clock_state_from_json(o, &out, &e), -EINVAL);
+}
+
+/* "rate" and "freeze": one value for every clock, or one per class. */
+TEST(request_rates_per_class) {
+        struct tns_request r = {}, back = {};
+        struct tns_proto_error e = {};
+        _cleanup_json_ json_object *o = NULL;
+        const char *line;
+
+        line = "{\"version\":1,\"id\":1,\"op\":\"set\",\"params\":{\"name\":\"a\",\"rate\":\"2\","
+               "\"freeze\":true}}";
+        ASSERT_EQ(tns_request_parse(line, strlen(line), &r, &e), 0);
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                EXPECT_EQ(r.rate_mult[c], 2 * TNS_RATE_ONE);
+                EXPECT_EQ(r.freeze[c], TNS_FREEZE_ON);
+        }
+        tns_request_done(&r);
+        line = "{\"version\":1,\"id\":1,\"op\":\"set\",\"params\":{\"name\":\"a\",\"rate\":{\"monotonic\":"
+               "\"0.5\"},\"freeze\":{\"realtime\":true}}}";
+        r = (struct tns_request){};
+        ASSERT_EQ(tns_request_parse(line, strlen(line), &r, &e), 0);
+        EXPECT_EQ(r.rate_mult[TNS_CLASS_REALTIME], 0);
+        EXPECT_EQ(r.rate_mult[TNS_CLASS_MONOTONIC], TNS_RATE_ONE / 2);
+        EXPECT_EQ(r.rate_mult[TNS_CLASS_BOOTTIME], TNS_RATE_ONE / 2);
+        EXPECT_EQ(r.freeze[TNS_CLASS_REALTIME], TNS_FREEZE_ON);
+        EXPECT_EQ(r.freeze[TNS_CLASS_MONOTONIC], TNS_FREEZE_KEEP);
+        EXPECT_TRUE(tns_request_has_rate(&r));
+        /* Round trip through the client's side. */
+        ASSERT_EQ(tns_request_to_json(&r, &o), 0);
+        line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        ASSERT_EQ(tns_request_parse(line, strlen(line), &back, &e), 0);
+        EXPECT_EQ(memcmp(r.rate_mult, back.rate_mult, sizeof(r.rate_mult)), 0);
+        EXPECT_EQ(memcmp(r.freeze, back.freeze, sizeof(r.freeze)), 0);
+        tns_request_done(&back);
+        tns_request_done(&r);
+        /* Refused, each naming what is wrong. */
+        static const char *const bad[] = {
+                "{\"version\":1,\"id\":1,\"op\":\"set\",\"params\":{\"name\":\"a\",\"rate\":{\"boottime\":\"2\"}}}",
+                "{\"version\":1,\"id\":1,\"op\":\"set\",\"params\":{\"name\":\"a\",\"rate\":{}}}",
+                "{\"version\":1,\"id\":1,\"op\":\"set\",\"params\":{\"name\":\"a\",\"rate\":{\"realtime\":2}}}",
+                "{\"version\":1,\"id\":1,\"op\":\"set\",\"params\":{\"name\":\"a\",\"freeze\":{\"monotonic\":1}}}",
+                "{\"version\":1,\"id\":1,\"op\":\"set\",\"params\":{\"name\":\"a\",\"rate\":{\"realtime\":\"0\"}}}",
+        };
+        static const char *const why[] = {"boottime", "empty", "params.rate.realtime", "params.freeze.monotonic",
+                                          "params.rate.realtime"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                r = (struct tns_request){};
+                EXPECT_EQ(tns_request_parse(bad[i], strlen(bad[i]), &r, &e), -EINVAL);
+                EXPECT_TRUE(strstr(e.message, why[i]) != NULL);
+                tns_request_done(&r);
+        }
 }
 
 TEST(stats_round_trip) {
