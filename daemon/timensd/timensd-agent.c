@@ -134,8 +134,10 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
                 int freeze[TNS_CLASS_MAX];
 
                 for (int c = 0; c < TNS_CLASS_MAX; c++) {
-                        mult[c] = req->rate_mult;
-                        freeze[c] = req->freeze ? 1 : -1;
+                        bool mine = tns_oci_rate_classes(req) & (1U << c);
+
+                        mult[c] = mine ? req->rate_mult : 0;
+                        freeze[c] = mine && req->freeze ? 1 : -1;
                 }
                 (void) tns_registry_init_rate(m->registry, *ret, mult, freeze, req->clocks);
         }

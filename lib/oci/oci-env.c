@@ -34,6 +34,7 @@ static const struct env_key {
         /* libfaketime's FAKETIME syntax (lib/core/faketime.h): offset,
          * rate, start date or frozen date, as org.timens.faketime. */
         {"FAKETIME", "faketime", TNS_OCI_ENV_FAKETIME},
+        {"FAKETIME_DONT_FAKE_MONOTONIC", "faketime-dont-fake-monotonic", TNS_OCI_ENV_FAKETIME_DONT_FAKE_MONOTONIC},
 };
 
 static const struct env_key *env_key(const char *var, size_t len) {
@@ -60,7 +61,7 @@ static int env_one(const char *entry, struct tns_oci_env *ret, unsigned *seen, c
                 return fail(err, -EINVAL,
                             "environment variable %.*s: unknown (" TNS_OCI_ENV_PREFIX "REALTIME, " TNS_OCI_ENV_PREFIX
                             "MONOTONIC, " TNS_OCI_ENV_PREFIX "BOOTTIME, " TNS_OCI_ENV_PREFIX "NAME, " TNS_OCI_ENV_PREFIX
-                            "FAKETIME)",
+                            "FAKETIME, " TNS_OCI_ENV_PREFIX "FAKETIME_DONT_FAKE_MONOTONIC)",
                             (int) (eq - entry), entry);
         if (*seen & (1U << k->slot))
                 return fail(err, -EINVAL, "environment variable %.*s: given twice", (int) (eq - entry), entry);
@@ -132,7 +133,9 @@ int tns_oci_env_annotate(json_object *config, const struct tns_oci_env *env, cha
                 snprintf(key, sizeof(key), TNS_OCI_ANNOTATION_PREFIX "%s",
                          slot == TNS_OCI_ENV_NAME       ? "name"
                          : slot == TNS_OCI_ENV_FAKETIME ? "faketime"
-                                                        : tns_class_name((enum tns_clock_class) slot));
+                         : slot == TNS_OCI_ENV_FAKETIME_DONT_FAKE_MONOTONIC
+                                 ? "faketime-dont-fake-monotonic"
+                                 : tns_class_name((enum tns_clock_class) slot));
                 if (json_object_object_get_ex(ann, key, &v))
                         continue;
                 v = json_object_new_string(env->text[slot]);

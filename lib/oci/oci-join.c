@@ -60,15 +60,17 @@ int tns_oci_join_check(const struct tns_oci_request *req, const struct tns_oci_e
                 return differs(err, "realtime clock", a, "a date it has not been at");
         }
         /* Asking for clocks is asking for them at a rate: 1 unless said,
-         * the same for every clock. */
+         * the same for every clock (faketime's for REALTIME alone with
+         * faketime-dont-fake-monotonic). */
         for (int c = 0; any && c < TNS_CLASS_MAX; c++) {
                 const uint64_t have = ns->rate_capable ? ns->rate_mult[c] : TNS_RATE_ONE;
+                const uint64_t w = tns_oci_rate_classes(req) & (1U << c) ? want : TNS_RATE_ONE;
                 char what[16];
 
-                if (have == want)
+                if (have == w)
                         continue;
                 (void) tns_rate_format(have, a, sizeof(a));
-                (void) tns_rate_format(want, b, sizeof(b));
+                (void) tns_rate_format(w, b, sizeof(b));
                 snprintf(what, sizeof(what), "%s rate", tns_class_name(c));
                 return differs(err, what, a, b);
         }

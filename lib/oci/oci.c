@@ -128,6 +128,10 @@ void tns_oci_state_done(struct tns_oci_state *s) {
         *s = (struct tns_oci_state){.seccomp_fd_index = -1};
 }
 
+unsigned tns_oci_rate_classes(const struct tns_oci_request *req) {
+        return req->realtime_only ? 1U << TNS_CLASS_REALTIME : (1U << TNS_CLASS_MAX) - 1;
+}
+
 static int class_from_name(const char *s, size_t n) {
         for (int c = 0; c < TNS_CLASS_MAX; c++)
                 if (strlen(tns_class_name(c)) == n && strncmp(s, tns_class_name(c), n) == 0)
@@ -162,8 +166,20 @@ int tns_oci_request_set(struct tns_oci_request *req, const char *key, size_t key
                 req->freeze = f.freeze;
                 return 0;
         }
+        if (key_len == strlen("faketime-dont-fake-monotonic") &&
+            strncmp(key, "faketime-dont-fake-monotonic", key_len) == 0) {
+                if (strcmp(value, "1") != 0 && strcmp(value, "0") != 0)
+                        return fail(err, -EINVAL,
+                                    "%s: '%s' is neither 1 (the rate and freeze of faketime are the realtime clock's "
+                                    "alone) nor 0",
+                                    where, value);
+                req->realtime_only = value[0] == '1';
+                return 0;
+        }
         if (c < 0)
-                return fail(err, -EINVAL, "%s: unknown key '%.*s' (realtime, monotonic, boottime, name, faketime)",
+                return fail(err, -EINVAL,
+                            "%s: unknown key '%.*s' (realtime, monotonic, boottime, name, faketime, "
+                            "faketime-dont-fake-monotonic)",
                             where, (int) key_len, key);
         r = tns_offset_parse(value, c == TNS_CLASS_REALTIME, &spec);
         if (r == -ERANGE)

@@ -58,7 +58,15 @@ struct tns_oci_request {
         bool rated;
         uint64_t rate_mult;
         bool freeze;
+        /* org.timens.faketime-dont-fake-monotonic=1 (libfaketime's
+         * FAKETIME_DONT_FAKE_MONOTONIC): the rate and the freeze are
+         * REALTIME's alone; MONOTONIC and BOOTTIME run at the host's. */
+        bool realtime_only;
 };
+
+/* The classes org.timens.faketime's rate and freeze apply to (bit
+ * 1 << class). */
+unsigned tns_oci_rate_classes(const struct tns_oci_request *req);
 
 /* One setting of any source: key (key_len bytes, not terminated) is
  * realtime, monotonic, boottime or name; value in lib/core/offset-parse.c's
@@ -100,16 +108,18 @@ void tns_oci_default_name(const char *id, char ret[TNS_NS_NAME_MAX + 1]);
 
 /* lib/oci/oci-env.c: the settings in a container's environment, for the
  * engines that set no annotations (docker 20.10 has no --annotation):
- * TIMENS_REALTIME, TIMENS_MONOTONIC, TIMENS_BOOTTIME, TIMENS_NAME, values
- * as the annotations take them. Any other TIMENS_* variable is an error
+ * TIMENS_REALTIME, TIMENS_MONOTONIC, TIMENS_BOOTTIME, TIMENS_NAME,
+ * TIMENS_FAKETIME, TIMENS_FAKETIME_DONT_FAKE_MONOTONIC, values as the
+ * annotations take them. Any other TIMENS_* variable is an error
  * (a typo must not start a container with the host's clocks silently);
- * TIMENS_FAKETIME is reserved and refused as not supported yet. */
+ */
 #define TNS_OCI_ENV_PREFIX "TIMENS_"
 
 /* The slots of tns_oci_env.text after the clock classes. */
 enum {
         TNS_OCI_ENV_NAME = TNS_CLASS_MAX,
         TNS_OCI_ENV_FAKETIME,
+        TNS_OCI_ENV_FAKETIME_DONT_FAKE_MONOTONIC,
         TNS_OCI_ENV_SLOTS,
 };
 

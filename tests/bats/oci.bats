@@ -439,6 +439,27 @@ c['process']['args'] = ['/bin/sh', '-c', 'clockprobe --vdso --ns monotonic; slee
         ((t1 - t0 < 6 * NSEC_PER_SEC)) || fail "sleep 8 at x4 took $(fmt_ns $((t1 - t0))) s of host time"
 }
 
+# libfaketime's FAKETIME_DONT_FAKE_MONOTONIC: the date stands, MONOTONIC
+# runs at the host's pace (so that Go, Java and Python waits end).
+@test "runc, hook mode: org.timens.faketime-dont-fake-monotonic freezes the date alone" {
+        requires_runtime runc
+        local b v
+        b=$(bundle dfm --hook-path "$HOOK")
+        oci_config_set "$b" "c['annotations']['org.timens.faketime'] = '2030-01-01 00:00:00'
+c['annotations']['org.timens.faketime-dont-fake-monotonic'] = '1'
+c['process']['args'] = ['/bin/sh', '-c', 'clockprobe --ns realtime; clockprobe --ns monotonic; sleep 0.3; clockprobe --vdso --ns realtime; clockprobe --vdso --ns monotonic']"
+        TZ=UTC oci_run runc "$b" dfm
+        [ "$status" -eq 0 ] || fail "runc: $stderr"
+        mapfile -t v <<<"$output"
+        [ "${v[0]}" = $((1893456000 * NSEC_PER_SEC)) ] && [ "${v[2]}" = "${v[0]}" ] || fail "date not frozen: ${v[*]}"
+        ((v[3] - v[1] >= 250000000 && v[3] - v[1] < 5 * NSEC_PER_SEC)) || fail "monotonic did not run: ${v[*]}"
+        b=$(bundle dfm-bad --hook-path "$HOOK")
+        oci_config_set "$b" "c['annotations']['org.timens.faketime-dont-fake-monotonic'] = 'yes'"
+        oci_run runc "$b" dfm-bad
+        [ "$status" -ne 0 ] || fail "runc started it"
+        [[ "$stderr$output" == *"org.timens.faketime-dont-fake-monotonic: 'yes' is neither 1"* ]] || fail "$stderr"
+}
+
 @test "agent mode: a malformed listenerMetadata keeps the program from running; timensd says why" {
         requires_runtime runc
         local b

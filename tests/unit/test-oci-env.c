@@ -153,6 +153,28 @@ TEST(env_faketime) {
         EXPECT_STREQ(annotation(config, "org.timens.faketime"), "-3h x2");
 }
 
+/* libfaketime's FAKETIME_DONT_FAKE_MONOTONIC: the annotation of that
+ * name, and a rate and freeze for REALTIME alone. */
+TEST(env_faketime_dont_fake_monotonic) {
+        _cleanup_json_ json_object *config =
+                json_tokener_parse("{\"process\": {\"env\": [\"TIMENS_FAKETIME=2030-01-01 00:00:00\", "
+                                   "\"TIMENS_FAKETIME_DONT_FAKE_MONOTONIC=1\"]}}");
+        _cleanup_json_ json_object *bad =
+                json_tokener_parse("{\"process\": {\"env\": [\"TIMENS_FAKETIME_DONT_FAKE_MONOTONIC=yes\"]}}");
+        struct tns_oci_env e;
+        char err[TNS_OCI_ERR_MAX] = "";
+
+        ASSERT_NE(config, NULL);
+        ASSERT_EQ(tns_oci_env_parse(tns_oci_config_env(config), &e, err), 0);
+        EXPECT_TRUE(e.req.freeze);
+        EXPECT_TRUE(e.req.realtime_only);
+        EXPECT_EQ(tns_oci_rate_classes(&e.req), 1U << TNS_CLASS_REALTIME);
+        ASSERT_EQ(tns_oci_env_annotate(config, &e, err), 0);
+        EXPECT_STREQ(annotation(config, "org.timens.faketime-dont-fake-monotonic"), "1");
+        EXPECT_EQ(tns_oci_env_parse(tns_oci_config_env(bad), &e, err), -EINVAL);
+        EXPECT_TRUE(strstr(err, "TIMENS_FAKETIME_DONT_FAKE_MONOTONIC") != NULL && strstr(err, "'yes'") != NULL);
+}
+
 static json_object *hook_args(json_object *config, const char *stage, size_t i) {
         json_object *hooks, *list, *args;
 

@@ -222,6 +222,22 @@ TEST(annotation_faketime) {
         json_object_put(bad);
 }
 
+/* faketime-dont-fake-monotonic: the join check wants faketime's rate for
+ * REALTIME and 1 for the others. */
+TEST(join_check_realtime_only) {
+        struct tns_oci_request req = {.rated = true, .freeze = true, .realtime_only = true};
+        struct tns_oci_existing ns = {.rate_capable = true};
+        char err[TNS_OCI_ERR_MAX];
+
+        for (int c = 0; c < TNS_CLASS_MAX; c++)
+                ns.rate_mult[c] = ns.run_mult[c] = TNS_RATE_ONE;
+        ns.rate_mult[TNS_CLASS_REALTIME] = 0;
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, 0, err), 0);
+        req.realtime_only = false; /* every clock frozen asked */
+        EXPECT_EQ(tns_oci_join_check(&req, &ns, 0, err), -EEXIST);
+        EXPECT_NE(strstr(err, "monotonic rate"), NULL);
+}
+
 TEST(time_offsets) {
         json_object *c = json_tokener_parse(
                 "{\"linux\":{\"timeOffsets\":{\"monotonic\":{\"secs\":5,\"nanosecs\":7},\"boottime\":{\"secs\":-3}}}}");
