@@ -184,6 +184,24 @@ const struct tns_syscall_desc tns_syscalls[_TNS_SYS_MAX] = {
                                      .trap = TNS_TRAP_RATED_ARG,
                                      .trap_value = 1,
                                      .rated = true},
+        /* What an itimer or a POSIX timer has left, a duration: the
+         * namespace's at a rate, read back from the call's own result
+         * (supervisor-wait.c, a held call's exit: no other way reads
+         * another process's timers). */
+        [TNS_SYS_GETITIMER] = {.id = TNS_SYS_GETITIMER,
+                               .name = "getitimer",
+                               .nr = SYS_getitimer,
+                               .trap = TNS_TRAP_RATED_ARG0_EQ,
+                               .trap_value = 0 /* ITIMER_REAL */,
+                               .wait = true,
+                               .rated = true},
+        [TNS_SYS_TIMER_GETTIME] = {.id = TNS_SYS_TIMER_GETTIME,
+                                   .name = "timer_gettime",
+                                   .nr = SYS_timer_gettime,
+                                   .trap = TNS_TRAP_RATED_ARG,
+                                   .trap_value = 1,
+                                   .wait = true,
+                                   .rated = true},
         [TNS_SYS_ALARM] = {.id = TNS_SYS_ALARM,
                            .name = "alarm",
                            .nr = SYS_alarm,

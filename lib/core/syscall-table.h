@@ -44,6 +44,8 @@ enum tns_sys {
         TNS_SYS_SETITIMER,
         TNS_SYS_ALARM,
         TNS_SYS_TIMERFD_GETTIME,
+        TNS_SYS_GETITIMER,
+        TNS_SYS_TIMER_GETTIME,
         TNS_SYS_SETNS,
         TNS_SYS_ARCH_PRCTL,
         /* File times set to "now" (lib/core/file-times.h). */

@@ -220,6 +220,19 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
                 s.arg = 0;
                 s.kind = TNS_WAIT_INT_SEC;
                 break;
+        case TNS_SYS_GETITIMER:
+                if ((int) args[0] != 0 /* ITIMER_REAL */)
+                        return -ENOENT;
+                s.arg = 1;
+                s.kind = TNS_WAIT_ITIMERVAL;
+                s.readback = true;
+                break;
+        case TNS_SYS_TIMER_GETTIME:
+                s.arg = 1;
+                s.kind = TNS_WAIT_ITIMERSPEC;
+                s.clock_class = -1; /* the timer's */
+                s.readback = true;
+                break;
         default:
                 return -ENOENT;
         }

@@ -40,6 +40,10 @@ struct tns_wait_spec {
         bool now; /* file times: each "now" becomes the namespace's realtime */
         bool writes_back; /* the kernel writes the time left there (select, pselect6, ppoll) */
         unsigned rem_arg; /* a relative sleep's rem argument (1..5), where the kernel writes the time left; 0: none */
+        /* getitimer, timer_gettime: nothing to convert going in; what the
+         * kernel writes at arg (kind's layout, host durations) is made the
+         * namespace's when the call returns. */
+        bool readback;
 };
 
 /* Whether call `sys` with these raw arguments waits for an absolute

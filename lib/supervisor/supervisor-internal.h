@@ -144,6 +144,7 @@ struct wait_trace {
         unsigned rem_arg; /* a relative sleep's rem (tns_wait_spec), made the namespace's when interrupted */
         bool now; /* file times set to "now" (lib/core/file-times.h) */
         bool as_setitimer; /* alarm run as setitimer(ITIMER_REAL) (supervisor_wait()) */
+        bool readback; /* getitimer, timer_gettime: their result made the namespace's at the exit */
         uint64_t alarm_old; /* ...whose old value it writes here, below the thread's red zone */
         bool in_null; /* ...given as a NULL pointer: data holds nothing */
         bool rerun_entered; /* WAIT_RERUN: past the entry stop of the call run again */

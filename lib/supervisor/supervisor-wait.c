@@ -558,7 +558,8 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
          * our reply as long as the notification is valid. */
         r = supervisor_id_valid(l->fd, req->id) < 0 ? -ESRCH : 0;
         w->target_fd = -EBADF;
-        if (r >= 0 && page == 0) {
+        /* A read back writes into the program's own memory: no page. */
+        if (r >= 0 && page == 0 && !spec->readback) {
                 r = add_wait_memfd(l, req);
                 w->target_fd = r;
         }
@@ -591,6 +592,7 @@ static int64_t hold(struct listener *l, const struct seccomp_notif *req, pid_t t
         w->rem_arg = spec->rem_arg;
         w->now = spec->now;
         w->as_setitimer = w->nr == SYS_alarm;
+        w->readback = spec->readback;
         w->in_null = !data;
         if (data)
                 memcpy(w->data, data, len);
@@ -678,6 +680,18 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
         c = wait_class(req, &spec);
         if (c >= 0)
                 c = wait_rate_class(c, spec.relative);
+        /* getitimer, timer_gettime: held to the call's end, where its
+         * result is made the namespace's (on_exit_stop()). */
+        if (spec.readback) {
+                if (c < 0 || !tns_ns_rated(ns) || l->s->serving_on_thread)
+                        return TNS_REPLY_CONTINUE;
+                r = hold(l, req, st.tgid, ns, c, &spec, NULL, 0, page, given);
+                if (r == -ERESTARTNOINTR || r == -ESRCH)
+                        return r;
+                log_wait(l->s, req->pid, req->data.nr, LOG_DEBUG, (int) r,
+                         "Failed to hold a timer's read back, it reads host durations");
+                return TNS_REPLY_CONTINUE;
+        }
         if (c == -ENOENT || (c >= 0 && !tns_ns_rated(ns) && tns_ns_offset(ns, c) == 0))
                 return TNS_REPLY_CONTINUE; /* no such timer, a CPU clock, no offset: the kernel's */
         len = tns_wait_size(spec.kind);
@@ -916,7 +930,11 @@ static void on_entry_stop(struct wait_trace *w) {
 
         uint64_t arg = 0;
 
-        if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0 || !same_call(w, &regs) || write_slot(w, &arg) < 0)
+        if (ptrace(PTRACE_GETREGS, w->tid, 0, &regs) < 0 || !same_call(w, &regs))
+                return release(w, NULL, 0);
+        if (w->readback)
+                arg = w->args[w->arg]; /* the program's own call */
+        else if (write_slot(w, &arg) < 0)
                 return release(w, NULL, 0);
         *reg(&regs, w->arg) = arg;
         if (w->as_setitimer) {
@@ -1071,10 +1089,10 @@ static void alarm_result(struct wait_trace *w, struct user_regs_struct *regs) {
 
 /* The old value setitimer and timer_settime wrote, a duration: in a
  * rated namespace, the namespace's (helper-39: 10 s armed read back 5 at
- * x2). */
+ * x2). And what getitimer and timer_gettime read, the same durations. */
 static void convert_old_timer(struct wait_trace *w, int64_t rax) {
-        const bool itv = w->nr == SYS_setitimer;
-        const unsigned arg = itv ? 2 : w->nr == SYS_timer_settime ? 3 : 0;
+        const bool itv = w->nr == SYS_setitimer || w->nr == SYS_getitimer;
+        const unsigned arg = w->readback ? 1 : itv ? 2 : w->nr == SYS_timer_settime ? 3 : 0;
         const enum tns_wait_kind kind = itv ? TNS_WAIT_ITIMERVAL : TNS_WAIT_ITIMERSPEC;
         uint64_t addr = arg ? w->args[arg] : 0, mult;
         unsigned char old[32] = {};

@@ -128,11 +128,12 @@ check_read_rate() {
 }
 
 # The old value setitimer, timer_settime and timerfd_settime return is a
-# duration of the namespace's (helper-39: 10 s armed read back 5 at x2).
-@test "the old value of setitimer, timer_settime and timerfd_settime, and timerfd_gettime, are the namespace's at x2 and x0.5" {
+# duration of the namespace's (helper-39: 10 s armed read back 5 at x2),
+# and so is what timerfd_gettime, getitimer and timer_gettime read.
+@test "the old value of setitimer, timer_settime and timerfd_settime, and timerfd_gettime, getitimer and timer_gettime, are the namespace's at x2 and x0.5" {
         local r k v i
         for r in 2 0.5; do
-                for k in itimer timer timerfd timerfd-get; do
+                for k in itimer timer timerfd timerfd-get itimer-get timer-get; do
                         run -0 --separate-stderr tns run --rate "$r" -- "$HELPERS/rateprobe" old "$k"
                         v=$(field value "$output")
                         i=$(field interval "$output")

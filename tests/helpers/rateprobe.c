@@ -18,8 +18,10 @@
  *                              with an interval of 3 s, then disarms it
  *                              after 100 ms (the namespace's): prints
  *                              the old value it returned ("value=V
- *                              interval=I", ms); KIND timerfd-get: what
- *                              timerfd_gettime reads instead
+ *                              interval=I", ms); KIND timerfd-get,
+ *                              timer-get, itimer-get: what
+ *                              timerfd_gettime, timer_gettime, getitimer
+ *                              read instead
  *     rateprobe alarm-left S   alarm(S), then alarm(0) after 100 ms (the
  *                              namespace's): prints what the second
  *                              returned ("left=N")
@@ -225,13 +227,16 @@ int main(int argc, char *argv[]) {
                 struct timespec pause_ts = {0, 100 * 1000 * 1000};
                 long long value = -1, interval = -1;
 
-                if (strcmp(argv[2], "itimer") == 0) {
+                if (strncmp(argv[2], "itimer", 6) == 0) {
                         struct itimerval it = {.it_value = {10, 0}, .it_interval = {3, 0}}, zero = {}, old;
+                        int r;
 
                         signal(SIGALRM, SIG_IGN);
                         setitimer(ITIMER_REAL, &it, NULL);
                         nanosleep(&pause_ts, NULL);
-                        if (setitimer(ITIMER_REAL, &zero, &old) == 0) {
+                        r = strcmp(argv[2], "itimer-get") == 0 ? getitimer(ITIMER_REAL, &old)
+                                                               : setitimer(ITIMER_REAL, &zero, &old);
+                        if (r == 0) {
                                 value = old.it_value.tv_sec * 1000LL + old.it_value.tv_usec / 1000;
                                 interval = old.it_interval.tv_sec * 1000LL + old.it_interval.tv_usec / 1000;
                         }
@@ -239,14 +244,15 @@ int main(int argc, char *argv[]) {
                         struct itimerspec its = {.it_value = {10, 0}, .it_interval = {3, 0}}, zero = {}, old;
                         int r = -1;
 
-                        if (strcmp(argv[2], "timer") == 0) {
+                        if (strncmp(argv[2], "timer", 5) == 0 && strncmp(argv[2], "timerfd", 7) != 0) {
                                 struct sigevent sev = {.sigev_notify = SIGEV_NONE};
                                 timer_t t;
 
                                 if (timer_create(CLOCK_MONOTONIC, &sev, &t) == 0 &&
                                     timer_settime(t, 0, &its, NULL) == 0) {
                                         nanosleep(&pause_ts, NULL);
-                                        r = timer_settime(t, 0, &zero, &old);
+                                        r = strcmp(argv[2], "timer-get") == 0 ? timer_gettime(t, &old)
+                                                                              : timer_settime(t, 0, &zero, &old);
                                 }
                         } else {
                                 int fd = timerfd_create(CLOCK_MONOTONIC, 0);

@@ -236,6 +236,19 @@ TEST(rated_classify) {
         EXPECT_TRUE(s.via_fd);
         EXPECT_EQ(classify_rated(TNS_SYS_TIMERFD_SETTIME, 3, TIMER_ABSTIME, 0x1000, 0, 0, &s), -ENOENT);
         EXPECT_EQ(classify_rated(TNS_SYS_MQ_TIMEDSEND, 0, 0, 0, 0, 0x1000, &s), -ENOENT); /* absolute */
+        /* Read backs: the result at arg 1, converted at the call's end. */
+        ASSERT_EQ(classify_rated(TNS_SYS_GETITIMER, 0, 0x1000, 0, 0, 0, &s), 0);
+        EXPECT_TRUE(s.readback);
+        EXPECT_EQ(s.arg, 1U);
+        EXPECT_EQ(s.kind, TNS_WAIT_ITIMERVAL);
+        EXPECT_EQ(classify_rated(TNS_SYS_GETITIMER, 2 /* ITIMER_PROF */, 0x1000, 0, 0, 0, &s), -ENOENT);
+        EXPECT_EQ(classify_rated(TNS_SYS_GETITIMER, 0, 0, 0, 0, 0, &s), -ENOENT); /* the kernel's EFAULT */
+        ASSERT_EQ(classify_rated(TNS_SYS_TIMER_GETTIME, 1, 0x1000, 0, 0, 0, &s), 0);
+        EXPECT_TRUE(s.readback);
+        EXPECT_EQ(s.kind, TNS_WAIT_ITIMERSPEC);
+        EXPECT_EQ(s.clock_class, -1);
+        ASSERT_EQ(classify_rated(TNS_SYS_SETITIMER, 0, 0x1000, 0, 0, 0, &s), 0);
+        EXPECT_FALSE(s.readback);
 }
 
 TEST(rated_time_left) {
