@@ -75,8 +75,9 @@ static void agent_conn_free(struct agent_conn *a) {
 /* Created with the container (ORIGIN_RUN: gone with its last process),
  * or joined when a namespace of that name is there already (containers
  * sharing org.timens.name, or a namespace made with `timensctl create`). */
-static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_request *req, struct tns_ns **ret,
-                           bool *ret_created, char *err) {
+static int agent_namespace(struct manager *m, uid_t uid, const char *id, const struct tns_oci_request *req,
+                           struct tns_ns **ret, bool *ret_created, char *err) {
+        char own[TNS_NS_NAME_MAX + 1];
         int64_t v[TNS_CLASS_MAX] = {};
         struct timespec now;
         struct tns_ns *ns;
@@ -96,6 +97,15 @@ static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_re
                 r = peer_may_join(m, uid, ns, err);
                 if (r < 0)
                         return r;
+                /* The container's own namespace (named after its id, no
+                 * other name asked): an exec into it (runc exec, docker
+                 * exec) joins it whatever its clocks became since (a live
+                 * set: helper-44's exec failed with ENOSYS). */
+                tns_oci_default_name(id ?: "", own);
+                if (id && strcmp(req->name, own) == 0) {
+                        *ret = ns;
+                        return 0;
+                }
                 tns_registry_info(m->registry, ns, &info);
                 ex = (struct tns_oci_existing){.created_host_ns = info.created_realtime_ns,
                                                .rate_capable = info.rate_capable};
@@ -314,7 +324,7 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                              st.id ?: "(no id)", err);
                 goto out;
         }
-        r = agent_namespace(m, a->peer.uid, &req, &ns, &created, err);
+        r = agent_namespace(m, a->peer.uid, st.id, &req, &ns, &created, err);
         if (r == -EPERM || r == -EEXIST) {
                 tns_log_full(&m->log, LOG_ERR, 0, &ctx, "Refusing the seccomp listener of container %s: %s", st.id,
                              err);

@@ -461,26 +461,24 @@ static void unhold(struct exec_trace *t) {
 
         if (!t->stop_sent)
                 return; /* a SIGSTOP held is then the program's own */
-        t->stop_sent = false;
         if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof(mask), &mask) < 0 || !(mask & (UINT64_C(1) << (SIGCONT - 1)))) {
+                t->stop_sent = false;
                 (void) syscall(SYS_tgkill, t->tgid, t->tid, SIGCONT);
                 /* A death from here lets it run: nothing stops it. */
                 hold_forget(t);
                 return drop_held_stop(t);
         }
-        for (unsigned i = 0; i < 8; i++) {
-                int sig, r;
-
-                if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
-                        break;
-                r = tns_ptrace_wait(t->tid, &sig);
-                if (r < 0 || r == TNS_STOP_EXITED || (r == TNS_STOP_SIGNAL && sig == SIGSTOP))
-                        break;
-                if (r == TNS_STOP_SIGNAL && t->held.n < TNS_MAX_HELD_SIGNALS)
-                        t->held.sig[t->held.n++] = sig;
+        /* SIGCONT blocked: the SIGSTOP is taken at its delivery stop,
+         * which SIGCHLD reports (on_stop(): stop_sent stays until then).
+         * Never waited for here: on its way there the program may make a
+         * call that only this thread answers (helper-44: an agent-mode
+         * container's init in its execve, and with the loop every
+         * container, hung in this wait). */
+        if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0) {
+                t->stop_sent = false;
+                hold_forget(t);
+                drop_held_stop(t);
         }
-        hold_forget(t);
-        drop_held_stop(t);
 }
 
 /* Lets the tracee go. PTRACE_DETACH needs a ptrace stop: a tracee that is
@@ -494,6 +492,10 @@ static void release(struct exec_trace *t) {
         pid_t r;
 
         unhold(t);
+        if (t->stop_sent) {
+                t->released = true; /* running to our SIGSTOP: on_stop() detaches it there */
+                return;
+        }
         if (tns_ptrace_detach(t->tid, t->tgid, &t->held) >= 0)
                 return trace_free(t);
         t->released = true;

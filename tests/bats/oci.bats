@@ -497,6 +497,14 @@ exec_test() {
         check_shift "$output" "$BOOT_OFF_NS" "${BOOTTIME_CLOCKS[@]}"
         # The exec's listener joined the container's namespace.
         [ "$(namespaces_left)" = 1 ] || fail "one namespace expected: $(tns list)"
+        # ... also once its clocks were set live (helper-44: the exec was
+        # refused as another container's, and failed with ENOSYS).
+        run -0 tns set "x-$rt" --realtime +2d
+        host_before=$("$HELPERS/clockprobe")
+        run -0 "${rt}_" exec "x-$rt" /bin/clockprobe-static --vdso
+        host_after=$("$HELPERS/clockprobe")
+        check_shift "$output" $((2 * 86400 * NSEC_PER_SEC)) "${REALTIME_CLOCKS[@]}"
+        [ "$(namespaces_left)" = 1 ] || fail "one namespace expected: $(tns list)"
         "${rt}_" kill "x-$rt" KILL
         "${rt}_" delete --force "x-$rt"
         wait_namespaces 0
