@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fd-check.h"
 #include "fd-pass.h"
 #include "timensd.h"
 
@@ -219,14 +220,36 @@ static int connection_read(struct connection *c) {
                 char buf[CMSG_SPACE(sizeof(int) * RECV_MAX_FDS)];
         } control;
         struct iovec iov = {c->in + c->in_len, TNS_PROTO_MAX_REQUEST - c->in_len};
-        struct msghdr mh = {
-                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+        unsigned room = c->n_fds < TNS_PROTO_MAX_FDS ? TNS_PROTO_MAX_FDS - c->n_fds : 0, first = c->n_fds;
         ssize_t n;
 
+        /* fds from a peer that may change state (adopt is the op that
+         * takes them), as many as a request uses: the kernel drops any
+         * other with no close of ours, which calls no FLUSH; a close may
+         * wait for ever on a FUSE server the sender runs (helper-43). */
+        if (c->peer.access < TNS_ACCESS_WRITE)
+                room = 0;
+        if (room > RECV_MAX_FDS)
+                room = RECV_MAX_FDS;
+        if (room > 0) {
+                mh.msg_control = &control;
+                mh.msg_controllen = CMSG_LEN(sizeof(int) * room); /* exact: no room for one more */
+        }
         n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0)
                 return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
         c->n_fds = tns_cmsg_take_fds(&mh, c->fds, c->n_fds, TNS_PROTO_MAX_FDS);
+        /* Of the kinds adopt takes, or closed where a close may wait. */
+        for (unsigned i = first; i < c->n_fds; i++) {
+                int k = tns_fd_kind(0, c->fds[i]);
+
+                if (k == TNS_FD_SECCOMP || k == TNS_FD_PIDFD)
+                        continue;
+                /* Its closer stuck: left open, not closed here (logged). */
+                (void) tns_supervisor_close_untrusted(c->m->supervisor, c->fds[i]);
+                c->fds[i] = -EBADF;
+        }
         if (n == 0) {
                 c->closing = true; /* answer what came, then close */
                 return 0;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "attach.h"
+#include "fd-check.h"
 #include "attach-creds.h"
 #include "kns.h"
 #include "proc-util.h"
@@ -402,6 +403,14 @@ static int take_listener(struct attach *a, const struct sock_fprog *prog, int *r
                 return r;
         ours = (int) syscall(SYS_pidfd_getfd, a->pidfd, (int) fd, 0);
         r = ours < 0 ? negative_errno() : 0;
+        /* Another thread of the process may have put a file of its own
+         * at that number meanwhile: not ours to use, and not to close
+         * here either (a close may wait for ever on a FUSE server the
+         * process runs: helper-43), so it is left open. */
+        if (r >= 0 && tns_fd_kind(0, ours) != TNS_FD_SECCOMP) {
+                ours = -EBADF;
+                r = -EBADF;
+        }
         /* The process must not keep it: a listener in the tree it filters
          * would keep it alive when the supervisor lets go. */
         (void) run_syscall(a, SYS_close, (uint64_t) fd, 0, 0, NULL);

@@ -312,6 +312,9 @@ struct tns_supervisor {
          * event loop always, except while it waits for events
          * (tns_supervisor_run()) or for a receive thread to stop. */
         pthread_mutex_t lock;
+        struct procfs_server *procfs_srv; /* supervisor-procfs.c: the FUSE thread, once a cover exists */
+        int closer_fd; /* tns_supervisor_close_untrusted(): its closer's pipe */
+        bool closer_stuck_logged;
         bool threads_off; /* TIMENS_RECV_THREADS=0: the loop receives */
         bool running; /* in tns_supervisor_run(): threads may start */
         bool loop_waiting; /* the loop waits for the lock: threads give way */
@@ -554,6 +557,9 @@ void supervisor_procfs_listener_added(struct listener *l);
 /* Notes l's root's mount namespace (l->mnt_dev, l->mnt_ino). */
 void supervisor_procfs_listener_mnt(struct listener *l);
 void supervisor_procfs_free(struct listener *l);
+/* Stops the FUSE thread and frees what it had left; called with the
+ * lock held, which it lets go while it waits for the thread. */
+void supervisor_procfs_server_done(struct tns_supervisor *s);
 
 /* CLOCK_MONOTONIC in ns: the daemon's own clock (latencies, deadlines). */
 static inline uint64_t supervisor_now_ns(void) {

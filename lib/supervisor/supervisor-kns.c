@@ -36,6 +36,7 @@
 
 #include "kns.h"
 #include "log.h"
+#include "fd-check.h"
 #include "supervisor-internal.h"
 #include "time-util.h"
 #include "util.h"
@@ -288,15 +289,29 @@ static uint64_t target_ns(struct listener *l, const struct seccomp_notif *req, i
         _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
-        int type;
+        int type, k;
 
         *ret_type = 0;
         if (pidfd < 0)
                 pidfd = (int) syscall(SYS_pidfd_open, req->pid, 0);
         if (pidfd < 0 || supervisor_id_valid(l->fd, req->id) < 0)
                 return 0;
+        /* What it is, before it is ours: an fstat or a close of any other
+         * file may wait for ever on a FUSE server the member runs
+         * (helper-43). Swapped in between (the post-check), it is closed
+         * where that wait holds no one. */
+        k = tns_fd_kind(req->pid, (int) req->data.args[0]);
+        if (k != TNS_FD_NS && k != TNS_FD_PIDFD)
+                return 0;
         fd = (int) syscall(SYS_pidfd_getfd, pidfd, (int) req->data.args[0], 0);
-        if (fd < 0 || fstat(fd, &st) < 0)
+        if (fd < 0)
+                return 0;
+        k = tns_fd_kind(0, fd);
+        if (k != TNS_FD_NS && k != TNS_FD_PIDFD) {
+                (void) tns_supervisor_close_untrusted(l->s, TAKE_FD(fd));
+                return 0;
+        }
+        if (fstat(fd, &st) < 0)
                 return 0;
         type = ioctl(fd, NS_GET_NSTYPE);
         if (type <= 0)

@@ -29,10 +29,13 @@
 #include <linux/fuse.h>
 #include <linux/mount.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -70,16 +73,40 @@ struct procfs_snapshot {
 #define PROCFS_SNAPSHOTS 8
 #define PROCFS_SNAPSHOT_USEC 50000
 
-/* One FUSE connection: one file in one mount namespace. */
+/* One FUSE connection: one file in one mount namespace. Served by the
+ * supervisor's FUSE thread (struct procfs_server); the loop adds and
+ * frees it. l, file, snap[] are read under the supervisor's lock; fd is
+ * the thread's to read and write, and closed by it (or, with no thread,
+ * by conn_free()). */
 struct procfs_conn {
         struct listener *l;
         enum procfs_file file;
         uint64_t serial; /* names its fd, with l's ("p.L.FILE.N", lib/core/state.h) */
         int fd;
-        sd_event_source *src;
+        bool dead; /* freed by the loop: the thread drops it (under srv->mutex) */
         struct procfs_snapshot snap[PROCFS_SNAPSHOTS];
         unsigned next_snap;
         struct procfs_conn *next;
+        struct procfs_conn *next_dead; /* srv->dead */
+};
+
+/* The thread that answers the FUSE connections. Not the loop: the loop
+ * itself touches members' memory and fds (process_vm_readv, a close, an
+ * fstat), and a member can point those at its own cover files (helper-43:
+ * a MAP_PRIVATE mapping of /proc/uptime given as a clock_nanosleep
+ * deadline, an fd of it passed to setns or to the control socket): the
+ * FUSE request that makes then waits for the very thread that made it,
+ * and the loop, every namespace with it, stood still for good (SIGKILL
+ * too: the exit's close flushed). A request from timensd itself is never
+ * a read anyone wants: answered EIO at once, without the lock its maker
+ * may hold; every other read takes the lock, as a receive thread does. */
+struct procfs_server {
+        struct tns_supervisor *s;
+        pthread_t thread;
+        int epoll_fd, stop_fd;
+        bool stop; /* read by the thread: __atomic */
+        pthread_mutex_t mutex; /* dead */
+        struct procfs_conn *dead; /* freed by the loop, closed by the thread */
 };
 
 /* The host's /proc/stat is a few KiB (one line per CPU, one of IRQ
@@ -321,8 +348,10 @@ static int fuse_dispatch(struct procfs_conn *c, const struct fuse_in_header *h, 
                  * comes here. splice and sendfile do not (this kernel's
                  * fuse_splice_read uses filemap_splice_read for it): they
                  * read the page cache, which the open emptied (no
-                 * KEEP_CACHE), up to the size the open's GETATTR gave. */
-                struct fuse_open_out out = {.open_flags = FOPEN_DIRECT_IO};
+                 * KEEP_CACHE), up to the size the open's GETATTR gave.
+                 * NOFLUSH: nothing to flush, and a close (ours of a
+                 * member's fd of it too) asks nothing. */
+                struct fuse_open_out out = {.open_flags = FOPEN_DIRECT_IO | FOPEN_NOFLUSH};
 
                 return fuse_reply(c, h->unique, 0, &out, sizeof(out));
         }
@@ -348,42 +377,167 @@ static void conn_name(const struct procfs_conn *c, char *buf, size_t size) {
         snprintf(buf, size, "p.%" PRIu64 ".%u.%" PRIu64, c->l->serial, (unsigned) c->file, c->serial);
 }
 
-static void conn_free(struct procfs_conn *c) {
-        char name[80];
-
-        conn_name(c, name, sizeof(name));
-        tns_supervisor_changed(c->l->s, name, -EBADF);
+static void conn_destroy(struct procfs_conn *c) {
         for (unsigned i = 0; i < PROCFS_SNAPSHOTS; i++)
                 free(c->snap[i].text);
-        sd_event_source_disable_unref(c->src);
         safe_close(c->fd);
         free(c);
 }
 
-static int on_fuse(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
-        struct procfs_conn *c = userdata;
+/* The loop's end of a connection. With the thread running, it may hold
+ * c from an epoll batch: c goes to the thread's dead list, freed at its
+ * next turn (supervisor lock held here, never taken under srv->mutex). */
+static void conn_free(struct procfs_conn *c) {
+        struct procfs_server *srv = c->l->s->procfs_srv;
+        char name[80];
+
+        conn_name(c, name, sizeof(name));
+        tns_supervisor_changed(c->l->s, name, -EBADF);
+        if (!srv)
+                return conn_destroy(c);
+        (void) epoll_ctl(srv->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+        pthread_mutex_lock(&srv->mutex);
+        c->dead = true;
+        c->next_dead = srv->dead;
+        srv->dead = c;
+        pthread_mutex_unlock(&srv->mutex);
+}
+
+/* A request timensd made itself, faulting in a member's mapping of a
+ * cover or stat-ing an fd of one: the pid FUSE gives is in timensd's own
+ * pid namespace (the helper that mounts does not change it). */
+static bool from_self(pid_t pid) {
+        return pid > 0 && syscall(SYS_tgkill, getpid(), pid, 0) == 0;
+}
+
+static void serve_one(struct procfs_server *srv, struct procfs_conn *c) {
         union {
                 struct fuse_in_header h;
                 char buf[PROCFS_REQ_MAX + PROCFS_MAX_WRITE];
         } req;
+        bool text;
         ssize_t n;
         int r;
 
-        n = read(fd, &req, sizeof(req));
+        n = read(c->fd, &req, sizeof(req));
         if (n < 0) {
-                /* ENOENT: interrupted before we read it; ENODEV: unmounted
-                 * (the mount namespace is gone). */
+                /* ENOENT: interrupted before we read it; EAGAIN: another
+                 * turn took it; ENODEV: unmounted (the mount namespace is
+                 * gone): no more events from it. */
                 if (errno == ENODEV)
-                        return sd_event_source_set_enabled(src, SD_EVENT_OFF);
-                return 0;
+                        (void) epoll_ctl(srv->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+                return;
         }
         if ((size_t) n < sizeof(req.h) || req.h.len != (uint32_t) n)
-                return 0;
-        r = fuse_dispatch(c, &req.h, req.buf + sizeof(req.h), (size_t) n - sizeof(req.h));
+                return;
+        text = req.h.opcode == FUSE_GETATTR || req.h.opcode == FUSE_READ;
+        if (!text) {
+                /* No state needed: INIT, OPEN, RELEASE, FORGET... */
+                (void) fuse_dispatch(c, &req.h, req.buf + sizeof(req.h), (size_t) n - sizeof(req.h));
+                return;
+        }
+        if (from_self((pid_t) req.h.pid)) {
+                (void) fuse_reply(c, req.h.unique, -EIO, NULL, 0);
+                return;
+        }
+        /* As a receive thread takes it: the loop lets it go while it
+         * waits for events, and supervisor_procfs_server_done() while it
+         * waits for this thread, so that no request read is left
+         * unanswered (its reader would wait for ever). */
+        pthread_mutex_lock(&srv->s->lock);
+        /* Under the lock the loop frees nothing: c->dead is stable. */
+        r = c->dead ? 0 : fuse_dispatch(c, &req.h, req.buf + sizeof(req.h), (size_t) n - sizeof(req.h));
         if (r < 0)
                 tns_log_full(&c->l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = (pid_t) req.h.pid},
                              "Failed to answer a read of /proc/%s, ignoring: %m", procfs_names[c->file]);
-        return 0;
+        pthread_mutex_unlock(&srv->s->lock);
+}
+
+static void *srv_main(void *userdata) {
+        struct procfs_server *srv = userdata;
+        struct epoll_event ev[16];
+
+        for (;;) {
+                struct procfs_conn *dead;
+                int n;
+
+                /* What the loop freed since the last batch: no pointer to
+                 * it is left in this thread. */
+                pthread_mutex_lock(&srv->mutex);
+                dead = TAKE_PTR(srv->dead);
+                pthread_mutex_unlock(&srv->mutex);
+                while (dead) {
+                        struct procfs_conn *next = dead->next_dead;
+
+                        conn_destroy(dead);
+                        dead = next;
+                }
+                if (__atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE))
+                        return NULL;
+                n = epoll_wait(srv->epoll_fd, ev, (int) ELEMENTSOF(ev), -1);
+                for (int i = 0; i < n; i++) {
+                        struct procfs_conn *c = ev[i].data.ptr;
+                        bool gone;
+
+                        if (!c)
+                                continue; /* stop_fd */
+                        pthread_mutex_lock(&srv->mutex);
+                        gone = c->dead;
+                        pthread_mutex_unlock(&srv->mutex);
+                        if (!gone)
+                                serve_one(srv, c);
+                }
+        }
+}
+
+static struct procfs_server *srv_get(struct tns_supervisor *s) {
+        struct procfs_server *srv;
+
+        if (s->procfs_srv)
+                return s->procfs_srv;
+        srv = calloc(1, sizeof(*srv));
+        if (!srv)
+                return NULL;
+        srv->s = s;
+        srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+        srv->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        pthread_mutex_init(&srv->mutex, NULL);
+        if (srv->epoll_fd < 0 || srv->stop_fd < 0 ||
+            epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, srv->stop_fd, &(struct epoll_event){.events = EPOLLIN}) < 0 ||
+            pthread_create(&srv->thread, NULL, srv_main, srv) != 0) {
+                safe_close(srv->epoll_fd);
+                safe_close(srv->stop_fd);
+                pthread_mutex_destroy(&srv->mutex);
+                free(srv);
+                return NULL;
+        }
+        s->procfs_srv = srv;
+        return srv;
+}
+
+void supervisor_procfs_server_done(struct tns_supervisor *s) {
+        struct procfs_server *srv = s->procfs_srv;
+
+        if (!srv)
+                return;
+        __atomic_store_n(&srv->stop, true, __ATOMIC_RELEASE);
+        (void) eventfd_write(srv->stop_fd, 1);
+        /* The lock, ours, let go meanwhile: the request it holds is
+         * answered; what it has not read stays for a successor. */
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(srv->thread, NULL);
+        pthread_mutex_lock(&s->lock);
+        while (srv->dead) {
+                struct procfs_conn *next = srv->dead->next_dead;
+
+                conn_destroy(srv->dead);
+                srv->dead = next;
+        }
+        safe_close(srv->epoll_fd);
+        safe_close(srv->stop_fd);
+        pthread_mutex_destroy(&srv->mutex);
+        free(srv);
+        s->procfs_srv = NULL;
 }
 
 /* ---------------------------------------------------------------- mounts */
@@ -527,6 +681,7 @@ static pid_t start_helper(struct helper_args *a, void **ret_stack) {
 static int conn_add(struct listener *l, enum procfs_file file, uint64_t serial, int fd) {
         _cleanup_close_ int owned = fd;
         _cleanup_free_ struct procfs_conn *c = calloc(1, sizeof(*c));
+        struct procfs_server *srv;
         char name[80];
         int r;
 
@@ -534,14 +689,23 @@ static int conn_add(struct listener *l, enum procfs_file file, uint64_t serial, 
                 return -ENOMEM;
         if (file >= _PROCFS_MAX)
                 return -EINVAL;
-        r = sd_event_add_io(l->s->event, &c->src, fd, EPOLLIN, on_fuse, c);
-        if (r < 0)
-                return r;
-        (void) sd_event_source_set_description(c->src, "timens-procfs");
+        srv = srv_get(l->s);
+        if (!srv)
+                return -ENOMEM;
+        /* Non-blocking: a request another reader took (interrupted) must
+         * not hold the thread in read(). */
+        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+                return negative_errno();
         c->l = l;
         c->file = file;
         c->serial = serial;
         c->fd = TAKE_FD(owned);
+        if (epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, c->fd, &(struct epoll_event){.events = EPOLLIN, .data.ptr = c}) <
+            0) {
+                r = negative_errno();
+                owned = TAKE_FD(c->fd);
+                return r;
+        }
         c->next = l->procfs;
         conn_name(c, name, sizeof(name));
         tns_supervisor_changed(l->s, name, c->fd);

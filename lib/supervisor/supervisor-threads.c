@@ -554,8 +554,10 @@ int tns_supervisor_run(struct tns_supervisor *s) {
                 r = code;
 finish:
         /* On every way out: what the caller frees next (the in-flight
-         * page) is no thread's any more. */
+         * page) is no thread's any more, and no FUSE request is read that
+         * a successor (handed the fds) would not answer. */
         s->running = false;
         supervisor_threads_stop_all(s);
+        supervisor_procfs_server_done(s);
         return r;
 }

@@ -49,6 +49,7 @@
 
 #include "file-times.h"
 #include "proc-util.h"
+#include "fd-check.h"
 #include "supervisor-internal.h"
 #include "time-util.h"
 #include "util.h"
@@ -157,7 +158,7 @@ static int fd_timer_clock(int fd, clockid_t *ret) {
 
 /* The caller's fd, in our fd table. A thread pidfd first: a thread may
  * have a file table of its own. */
-static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd) {
+static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd, enum tns_fd_kind kind) {
         _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
         int r;
 
@@ -167,8 +168,23 @@ static int target_fd(struct listener *l, const struct seccomp_notif *req, int fd
                 return negative_errno();
         if (supervisor_id_valid(l->fd, req->id) < 0)
                 return -ESRCH;
+        /* Only an fd of that kind is taken: the close of any other file
+         * may wait for ever on a FUSE server the member runs (helper-43).
+         * One swapped in after this look is closed where that wait holds
+         * no one. */
+        r = tns_fd_kind(req->pid, fd);
+        if (r < 0)
+                return r == -ENOENT ? -EBADF : r;
+        if (r != (int) kind)
+                return -EINVAL;
         r = (int) syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-        return r < 0 ? negative_errno() : r;
+        if (r < 0)
+                return negative_errno();
+        if (tns_fd_kind(0, r) != (int) kind) {
+                (void) tns_supervisor_close_untrusted(l->s, r);
+                return -EINVAL;
+        }
+        return r;
 }
 
 static int realtime_now(const struct tns_ns *ns, struct timespec *ret) {
@@ -236,7 +252,7 @@ static int wait_rate_class(int c, bool relative) {
  * 0, -ESRCH if the caller is gone, or another -errno for a call the
  * kernel answers (EBADF, EINVAL: its own). */
 static int target_timerfd(struct listener *l, const struct seccomp_notif *req, int *ret_fd, int *ret_class) {
-        _cleanup_close_ int fd = target_fd(l, req, (int) req->data.args[0]);
+        _cleanup_close_ int fd = target_fd(l, req, (int) req->data.args[0], TNS_FD_TIMERFD);
         clockid_t clock;
         int c;
 

@@ -13,6 +13,7 @@
 #include <sys/timex.h>
 #include <sys/uio.h>
 
+#include "fd-check.h"
 #include "emulate.h"
 #include "filter.h"
 #include "exec-missing.h"
@@ -1296,6 +1297,7 @@ int tns_supervisor_new(sd_event *event, const struct tns_logger *log, struct tns
                 return r;
         s->event = sd_event_ref(event);
         s->wait_memfd = -EBADF;
+        s->closer_fd = -EBADF;
         /* Not where a predecessor's threads may still point (their slots
          * are unknown to us): a restarted clock_nanosleep(TIMER_ABSTIME)
          * reads its slot again. */
@@ -1347,6 +1349,28 @@ int supervisor_ensure_sigchld(struct tns_supervisor *s) {
         return 0;
 }
 
+int tns_supervisor_close_untrusted(struct tns_supervisor *s, int fd) {
+        int r;
+
+        if (fd < 0)
+                return 0;
+        if (s->closer_fd < 0) {
+                r = tns_fd_closer_start(&s->closer_fd);
+                if (r < 0)
+                        s->closer_fd = -EBADF;
+        }
+        r = tns_fd_closer_close(s->closer_fd, fd);
+        /* Its closer is stuck (or none could start): kept open rather
+         * than this thread stuck in its close. */
+        if (r < 0 && !s->closer_stuck_logged) {
+                s->closer_stuck_logged = true;
+                tns_log_full(&s->log, LOG_WARNING, r, NULL,
+                             "An fd a member or client gave cannot be closed without waiting (a FUSE server that "
+                             "does not answer?): keeping it and those that follow open");
+        }
+        return r;
+}
+
 struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         if (!s)
                 return NULL;
@@ -1361,6 +1385,8 @@ struct tns_supervisor *tns_supervisor_free(struct tns_supervisor *s) {
         s->anyone = tns_anyone_free(s->anyone);
         while (s->listeners)
                 listener_free(s->listeners);
+        supervisor_procfs_server_done(s); /* after the connections: they were its */
+        s->closer_fd = safe_close(s->closer_fd); /* its thread ends once it closed what it has */
         /* Namespaces still referenced only by the supervisor's list. */
         while (s->namespaces) {
                 struct tns_ns *ns = s->namespaces;

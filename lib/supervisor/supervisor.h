@@ -349,3 +349,9 @@ void tns_supervisor_settle_vdso(struct tns_supervisor *s);
  * file's device and inode, not its name): a program exec'd under one of
  * our filters. */
 bool tns_supervisor_maps_image(struct tns_supervisor *s, pid_t pid);
+
+/* Closes an fd a member or a client gave, which may be a file of a FUSE
+ * server that never answers the close's FLUSH (helper-43): on a thread of
+ * its own, never the caller's. -errno, the fd kept open, if that thread
+ * is stuck with 1024 more waiting (logged once). */
+int tns_supervisor_close_untrusted(struct tns_supervisor *s, int fd);

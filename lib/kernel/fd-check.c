@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "fd-check.h"
+#include "util.h"
+
+int tns_fd_kind(pid_t pid, int fd) {
+        char path[64], link[128];
+        ssize_t n;
+
+        if (pid > 0)
+                snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int) pid, fd);
+        else
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        n = readlink(path, link, sizeof(link) - 1);
+        if (n < 0)
+                return negative_errno();
+        link[n] = '\0';
+        return (int) tns_fd_kind_parse(link);
+}
+
+static void *closer_main(void *userdata) {
+        int rfd = (int) (intptr_t) userdata, fd;
+
+        while (read(rfd, &fd, sizeof(fd)) == (ssize_t) sizeof(fd))
+                close(fd);
+        close(rfd);
+        return NULL;
+}
+
+int tns_fd_closer_start(int *ret_wfd) {
+        pthread_attr_t attr;
+        pthread_t thread;
+        int p[2], r;
+
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return negative_errno();
+        /* 1024 fds waiting at most: a closer stuck for good holds no more. */
+        (void) fcntl(p[1], F_SETPIPE_SZ, 4096);
+        if (fcntl(p[1], F_SETFL, O_NONBLOCK) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        /* Detached: it may never come back; it frees what is its own. */
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        r = -pthread_create(&thread, &attr, closer_main, (void *) (intptr_t) p[0]);
+        pthread_attr_destroy(&attr);
+        if (r < 0)
+                goto fail;
+        *ret_wfd = p[1];
+        return 0;
+fail:
+        close(p[0]);
+        close(p[1]);
+        return r;
+}
+
+int tns_fd_closer_close(int wfd, int fd) {
+        if (wfd < 0)
+                return -EBADF;
+        if (write(wfd, &fd, sizeof(fd)) != (ssize_t) sizeof(fd))
+                return errno ? negative_errno() : -EAGAIN;
+        return 0;
+}
