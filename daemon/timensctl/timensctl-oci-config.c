@@ -5,6 +5,7 @@
  * edits themselves are lib/oci/oci-config.c's. */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "oci.h"
 #include "offset-parse.h"
 #include "paths.h" /* TNS_OCI_HOOK_PATH: generated from the Makefile's LIBEXECDIR */
+#include "timens-proto.h"
 #include "timensctl.h"
 
 struct oci_args {
@@ -19,8 +21,10 @@ struct oci_args {
         const char *name;
         bool agent;
         bool print_profile;
-        const char *agent_socket;
+        const char *agent_socket; /* NULL: beside the control socket */
+        const char *socket; /* timensd's control socket, when not the default */
         const char *hook_path;
+        char agent_buf[4096];
         char text[TNS_CLASS_MAX][64]; /* the offsets as written into the bundle */
 };
 
@@ -32,6 +36,8 @@ static void help(void) {
                "by default with the createRuntime hook timens-oci-hook and org.timens.*\n"
                "annotations; with --agent with a linux.seccomp section whose listenerPath is\n"
                "timensd's seccomp agent socket. Running it again replaces what it wrote.\n"
+               "A timensd on another socket (--socket, $TIMENS_SOCKET) is the hook's too\n"
+               "(its --socket option).\n"
                "\n"
                "  --monotonic OFFSET     CLOCK_MONOTONIC offset (86400, +10d, -3h30m)\n"
                "  --boottime OFFSET      CLOCK_BOOTTIME offset\n"
@@ -39,7 +45,8 @@ static void help(void) {
                "                         (2030-01-01, 2030-01-01T12:00:00Z, @1893456000)\n"
                "  --name NAME            the namespace's name (default: the container id)\n"
                "  --agent                the seccomp agent mode instead of the hook\n"
-               "  --agent-socket PATH    listenerPath (default " TNS_OCI_DEFAULT_AGENT_SOCKET ")\n"
+               "  --agent-socket PATH    listenerPath (default " TNS_OCI_DEFAULT_AGENT_SOCKET ",\n"
+               "                         or seccomp-agent.sock beside --socket's, as timensd)\n"
                "  --hook-path PATH       the hook (default " TNS_OCI_HOOK_PATH ")\n"
                "  --print-seccomp-profile\n"
                "                         print the agent mode's seccomp profile (for podman's\n"
@@ -107,7 +114,9 @@ static int edit_bundle(const char *bundle, const struct oci_args *a) {
                 md = metadata(a);
                 r = tns_oci_config_add_agent(config, a->agent_socket, md, err);
         } else {
-                r = tns_oci_config_add_hook(config, a->hook_path, text, a->name, err);
+                const char *const args[] = {"--socket", a->socket, NULL};
+
+                r = tns_oci_config_add_hook(config, a->hook_path, a->socket ? args : NULL, text, a->name, err);
         }
         if (r < 0)
                 return tns_log_errno(&timensctl_log, LOG_ERR, r, "Failed to edit %s/config.json: %s", bundle,
@@ -169,12 +178,27 @@ static int parse_args(int argc, char *argv[], struct ctl_options *o, struct oci_
 }
 
 int verb_oci_config(int argc, char *argv[], struct ctl_options *o) {
-        struct oci_args a = {.agent_socket = TNS_OCI_DEFAULT_AGENT_SOCKET, .hook_path = TNS_OCI_HOOK_PATH};
+        struct oci_args a = {.hook_path = TNS_OCI_HOOK_PATH};
         int r;
 
         r = parse_args(argc, argv, o, &a);
         if (r <= 0)
                 return ctl_exit(r);
+        /* A timensd on another socket: the hook talks to it, and its agent
+         * socket is where that timensd puts it by default. */
+        a.socket = o->socket ?: getenv("TIMENS_SOCKET");
+        if (a.socket && (!*a.socket || strcmp(a.socket, TNS_DEFAULT_SOCKET) == 0))
+                a.socket = NULL;
+        if (!a.agent_socket && a.socket) {
+                _cleanup_free_ char *copy = strdup(a.socket);
+
+                if (!copy)
+                        return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, ENOMEM, "Out of memory"));
+                snprintf(a.agent_buf, sizeof(a.agent_buf), "%s/seccomp-agent.sock", dirname(copy));
+                a.agent_socket = a.agent_buf;
+        }
+        if (!a.agent_socket)
+                a.agent_socket = TNS_OCI_DEFAULT_AGENT_SOCKET;
         if (optind != argc - (a.print_profile ? 0 : 1))
                 return ctl_exit(tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
                                               a.print_profile ? "--print-seccomp-profile takes no BUNDLE"

@@ -482,6 +482,7 @@ int agent_listen(struct manager *m, const char *path) {
          * root's alone. */
         static const struct listen_socket_kind agent = {
                 .fd_names = {"agent", NULL},
+                .bound_name = "agent-bound",
                 .mode = 0600,
                 .what = "seccomp agent socket",
                 .description = "timensd-agent-socket",

@@ -421,9 +421,9 @@ int fdstore_restore(struct manager *m) {
         /* Sockets we bound ourselves (no socket unit): kept too, so that a
          * successor listens on them with no moment of ECONNREFUSED. */
         if (m->control.owned)
-                store_fd(m, "control", m->control.fd);
+                store_fd(m, "control-bound", m->control.fd);
         if (m->agent.owned)
-                store_fd(m, "agent", m->agent.fd);
+                store_fd(m, "agent-bound", m->agent.fd);
         /* Without a store there is no successor to serve its copy: no
          * slot, and then no exec hold either (supervisor-exec.c: a program
          * held for a successor that never comes would stay stopped). */
@@ -591,8 +591,8 @@ int fdstore_handoff(struct manager *m) {
         r = fdstore_save(m);
         if (r < 0)
                 return r;
-        add_fd("control", m->control.fd, f);
-        add_fd("agent", m->agent.fd, f);
+        add_fd(m->control.owned ? "control-bound" : "control", m->control.fd, f);
+        add_fd(m->agent.owned ? "agent-bound" : "agent", m->agent.fd, f);
         add_fd("state", m->state_fd, f);
         add_fd("inflight", m->inflight_fd, f);
         add_fd("inflight-recvs", m->recvs_fd, f);

@@ -296,6 +296,8 @@ static int setup(struct manager *m, const struct args *a) {
 /* For SIGUSR2: our binary as it is on disk then (an upgrade replaced it)
  * and our arguments, in the foreground (detached already). */
 static int remember_exec(struct manager *m, int argc, char *argv[]) {
+        bool foreground = false;
+
         m->exe = realpath("/proc/self/exe", NULL);
         if (!m->exe)
                 return -errno;
@@ -304,10 +306,15 @@ static int remember_exec(struct manager *m, int argc, char *argv[]) {
         m->argv = calloc((size_t) argc + 2, sizeof(char *));
         if (!m->argv)
                 return -ENOMEM;
-        for (int i = 0; i < argc; i++)
+        for (int i = 0; i < argc; i++) {
                 if (!(m->argv[i] = strdup(argv[i])))
                         return -ENOMEM;
-        if (!(m->argv[argc] = strdup("--foreground")))
+                if (i > 0 && strcmp(argv[i], "--foreground") == 0)
+                        foreground = true;
+        }
+        /* Once: a successor that hands over again must not grow its
+         * command line (helper-44: one more each time). */
+        if (!foreground && !(m->argv[argc] = strdup("--foreground")))
                 return -ENOMEM;
         return 0;
 }

@@ -187,12 +187,18 @@ int listen_socket_open(struct manager *m, struct listen_socket *ls, const struct
         ls->path = strdup(path);
         if (!ls->path)
                 return -ENOMEM;
-        fd = passed_socket(m, kind->fd_names);
+        /* One a predecessor bound itself (no socket unit): its path is
+         * ours to unlink at exit, also after a restart by the keeper
+         * (helper-44: left behind). */
+        fd = passed_socket(m, (const char *const[]){kind->bound_name, NULL});
+        ls->owned = fd >= 0;
+        if (fd == -ENOENT)
+                fd = passed_socket(m, kind->fd_names);
         if (fd == -EINVAL)
                 return tns_log_errno(&m->log, LOG_ERR, EINVAL,
                                      "The fd named '%s' from systemd is not a listening Unix stream socket",
                                      kind->fd_names[0]);
-        if (fd < 0) {
+        if (fd == -ENOENT) {
                 fd = bind_socket(m, path, kind->mode);
                 ls->owned = fd >= 0;
         }

@@ -166,7 +166,8 @@ static int rate_error(struct op_ctx *x, int r, struct tns_ns *ns) {
         if (r == -EPERM)
                 return fail(x, TNS_ERR_UNSUPPORTED,
                             "namespace %s has processes and was made without a rate: their filter does not trap "
-                            "the waits a rate changes; create it with a rate (--rate 1) to change it later",
+                            "the waits a rate changes; create it with a rate (--rate 1; a container: "
+                            "org.timens.faketime='+0 x1' or TIMENS_FAKETIME='+0 x1') to change it later",
                             l);
         return fail_errno(x, r, "setting the rate");
 }

@@ -550,6 +550,7 @@ int server_listen(struct manager *m, const char *path) {
          * decided by its credentials. */
         static const struct listen_socket_kind control = {
                 .fd_names = {"control", "timensd.socket", NULL},
+                .bound_name = "control-bound",
                 .mode = 0666,
                 .what = "control socket",
                 .description = "timensd-control-socket",

@@ -85,6 +85,7 @@ struct listen_socket {
 /* How one kind of listening socket is found and made. */
 struct listen_socket_kind {
         const char *fd_names[3]; /* what systemd or a predecessor passes it as, NULL-ended */
+        const char *bound_name; /* a predecessor's own bound socket: still ours to unlink at exit */
         mode_t mode; /* when we bind it ourselves */
         const char *what; /* for messages: "control socket" */
         const char *description; /* of its event source */

@@ -359,13 +359,13 @@ int tns_oci_config_add_hook_entry(json_object *config, const char *stage, const 
         return r < 0 ? r : obj_add(hooks, stage, TAKE_PTR(kept));
 }
 
-int tns_oci_config_add_hook(json_object *config, const char *hook_path, const char *const text[TNS_CLASS_MAX],
-                            const char *name, char *err) {
+int tns_oci_config_add_hook(json_object *config, const char *hook_path, const char *const *hook_args,
+                            const char *const text[TNS_CLASS_MAX], const char *name, char *err) {
         json_object *ann;
         char key[64];
         int r;
 
-        r = tns_oci_config_add_hook_entry(config, "createRuntime", hook_path, NULL, err);
+        r = tns_oci_config_add_hook_entry(config, "createRuntime", hook_path, hook_args, err);
         if (r >= 0)
                 r = get_or_add_object(config, "annotations", &ann, err);
         for (int c = 0; r >= 0 && c < TNS_CLASS_MAX; c++) {

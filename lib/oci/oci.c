@@ -160,6 +160,10 @@ int tns_oci_request_set(struct tns_oci_request *req, const char *key, size_t key
                 if (r < 0)
                         return fail(err, -EINVAL, "%s: '%s' is not a FAKETIME specification timens takes: %s", where,
                                     value, why);
+                if (req->realtime_by_realtime)
+                        return fail(err, -EINVAL, "%s: sets the realtime clock itself: not with the realtime setting",
+                                    where);
+                req->realtime_by_faketime = true;
                 req->clocks[TNS_CLASS_REALTIME] = (struct tns_clock_arg){.set = true, .spec = f.realtime};
                 req->rated = true;
                 req->rate_mult = f.rate_mult;
@@ -188,6 +192,13 @@ int tns_oci_request_set(struct tns_oci_request *req, const char *key, size_t key
                 return fail(err, -EINVAL, "%s: '%s' is not %s (e.g. 86400, +10d, -3h30m%s)", where, value,
                             c == TNS_CLASS_REALTIME ? "an offset or a date" : "an offset",
                             c == TNS_CLASS_REALTIME ? ", 2030-01-01, 2030-01-01T12:00:00Z, @1893456000" : "");
+        if (c == TNS_CLASS_REALTIME) {
+                if (req->realtime_by_faketime)
+                        return fail(err, -EINVAL,
+                                    "%s: the faketime setting sets the realtime clock itself: give one of the two",
+                                    where);
+                req->realtime_by_realtime = true;
+        }
         req->clocks[c] = (struct tns_clock_arg){.set = true, .spec = spec};
         return 0;
 }

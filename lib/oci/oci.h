@@ -27,7 +27,7 @@
 #define TNS_OCI_DEFAULT_AGENT_SOCKET "/run/timens/seccomp-agent.sock"
 /* The whole payload (state or agent message) a runtime may send us. */
 #define TNS_OCI_MAX_STATE (64 * 1024)
-#define TNS_OCI_ERR_MAX 256
+#define TNS_OCI_ERR_MAX 1024
 
 /* A container's state (runtime-spec runtime.md "State"), or the seccomp
  * agent's ContainerProcessState around it. Strings point into root. */
@@ -62,6 +62,9 @@ struct tns_oci_request {
          * FAKETIME_DONT_FAKE_MONOTONIC): the rate and the freeze are
          * REALTIME's alone; MONOTONIC and BOOTTIME run at the host's. */
         bool realtime_only;
+        /* Which key set the realtime clock: realtime and faketime both
+         * set it, and together are refused (helper-44: one silently won). */
+        bool realtime_by_realtime, realtime_by_faketime;
 };
 
 /* The classes org.timens.faketime's rate and freeze apply to (bit
@@ -174,10 +177,11 @@ int tns_oci_seccomp_profile(const char *listener_path, const char *metadata, jso
 int tns_oci_config_add_agent(json_object *config, const char *listener_path, const char *metadata, char *err);
 
 /* Adds the createRuntime hook (hook_path, once: an entry with that path is
- * replaced) and the org.timens.* annotations given (NULL: left as they
- * are), where text[class] and name are already validated. */
-int tns_oci_config_add_hook(json_object *config, const char *hook_path, const char *const text[TNS_CLASS_MAX],
-                            const char *name, char *err);
+ * replaced; hook_args, NULL-terminated or NULL, its options) and the
+ * org.timens.* annotations given (NULL: left as they are), where
+ * text[class] and name are already validated. */
+int tns_oci_config_add_hook(json_object *config, const char *hook_path, const char *const *hook_args,
+                            const char *const text[TNS_CLASS_MAX], const char *name, char *err);
 
 /* Adds one hook entry to hooks.<stage> ("createRuntime", "poststop"):
  * {"path": hook_path, "args": [argv0, args..., stage]} with args a

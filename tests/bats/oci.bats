@@ -628,6 +628,18 @@ assert a["keep.me"] == "yes" and a["org.timens.realtime"] == "2030-01-01T00:00:0
 assert a["org.timens.boottime"] == "+1d" and a["org.timens.name"] == "web", a
 assert c["process"]["args"] == ["/bin/true"], c["process"]
 PY
+        # A timensd on another socket is the hook's too (helper-44: the
+        # hook went to the default one), and the agent's socket is beside it.
+        run -0 python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hooks"]["createRuntime"][1]["args"])' \
+                "$b/config.json"
+        [ "$output" = "['timens-oci-hook', '--socket', '$SOCK']" ] || fail "$output"
+        run -0 env -u TIMENS_SOCKET "$TIMENSCTL" oci-config "$b" --hook-path /x/hook
+        run -0 python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hooks"]["createRuntime"][1]["args"])' \
+                "$b/config.json"
+        [ "$output" = "['timens-oci-hook']" ] || fail "$output"
+        run -0 env -u TIMENS_SOCKET "$TIMENSCTL" --socket /x/t.sock oci-config --print-seccomp-profile
+        [[ $output == *'"listenerPath":"/x/seccomp-agent.sock"'* || $output == *'"listenerPath": "/x/seccomp-agent.sock"'* ]] ||
+                fail "$output"
 }
 
 @test "oci-config: agent mode, rules from the syscall table, idempotent, the bundle's own rules kept" {

@@ -12,7 +12,6 @@
 #include "oci.h"
 #include "fuzz-check.h"
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void state(const char *text, size_t len) {
@@ -46,7 +45,7 @@ static void config(const char *text) {
                 return;
         if (tns_oci_time_offsets(c, v, &mask, err) < 0)
                 CHECK(err[0] != '\0');
-        (void) tns_oci_config_add_hook(c, "/h", t, "n", err);
+        (void) tns_oci_config_add_hook(c, "/h", NULL, t, "n", err);
         (void) tns_oci_config_add_agent(c, "/s", "realtime=+1d", err);
         json_object_put(c);
 }

@@ -222,6 +222,23 @@ TEST(annotation_faketime) {
         json_object_put(bad);
 }
 
+/* realtime and faketime both set the realtime clock: together, refused
+ * in either order (helper-44: the later one silently won). */
+TEST(annotation_realtime_and_faketime) {
+        json_object *a = json_tokener_parse("{\"org.timens.faketime\":\"+2d x2\",\"org.timens.realtime\":\"+1d\"}");
+        json_object *b = json_tokener_parse("{\"org.timens.realtime\":\"+1d\",\"org.timens.faketime\":\"+2d x2\"}");
+        struct tns_oci_request req = {};
+        char err[TNS_OCI_ERR_MAX];
+
+        EXPECT_EQ(tns_oci_annotations_parse(a, &req, err), -EINVAL);
+        EXPECT_NE(strstr(err, "faketime"), NULL);
+        req = (struct tns_oci_request){};
+        EXPECT_EQ(tns_oci_annotations_parse(b, &req, err), -EINVAL);
+        EXPECT_NE(strstr(err, "realtime"), NULL);
+        json_object_put(a);
+        json_object_put(b);
+}
+
 /* faketime-dont-fake-monotonic: the join check wants faketime's rate for
  * REALTIME and 1 for the others. */
 TEST(join_check_realtime_only) {
@@ -261,10 +278,10 @@ TEST(config_idempotent) {
         const char *text[TNS_CLASS_MAX] = {[TNS_CLASS_REALTIME] = "+1d"};
         char err[TNS_OCI_ERR_MAX], *once;
 
-        ASSERT_EQ(tns_oci_config_add_hook(c, "/h", text, NULL, err), 0);
+        ASSERT_EQ(tns_oci_config_add_hook(c, "/h", NULL, text, NULL, err), 0);
         ASSERT_EQ(tns_oci_config_add_agent(c, "/s", "realtime=+1d", err), 0);
         once = strdup(json_object_to_json_string(c));
-        ASSERT_EQ(tns_oci_config_add_hook(c, "/h", text, NULL, err), 0);
+        ASSERT_EQ(tns_oci_config_add_hook(c, "/h", NULL, text, NULL, err), 0);
         ASSERT_EQ(tns_oci_config_add_agent(c, "/s", "realtime=+1d", err), 0);
         EXPECT_EQ(strcmp(once, json_object_to_json_string(c)), 0);
         EXPECT_EQ(tns_oci_config_add_agent(c, "/other", NULL, err), -EEXIST);
