@@ -37,14 +37,19 @@ victim_reads() {
         wc -l <"$BATS_TEST_TMPDIR/victim.log"
 }
 
-@test "a member that points timensd at its own /proc cover gets an error, and every namespace is served on" {
-        local mode before
+# Another namespace whose program reads its clock ten times a second.
+start_victim() {
         bg "$TIMENSCTL" run --name victim --realtime +3d -- sh -c \
                 "while :; do '$HELPERS/clockprobe' --ns realtime; sleep 0.1; done" >"$BATS_TEST_TMPDIR/victim.log"
         for ((i = 0; i < 100; i++)); do
                 (($(victim_reads) > 2)) && break
                 sleep 0.1
         done
+}
+
+@test "a member that points timensd at its own /proc cover gets an error, and every namespace is served on" {
+        local mode before
+        start_victim
         for mode in mmap setns timerfd send; do
                 # A namespace of its own each: FUSE asks for FLUSH once per
                 # connection, at its first close.
@@ -73,18 +78,13 @@ victim_reads() {
 @test "a member's own FUSE file that never answers a close: setns, timerfd and the control socket hold no one" {
         requires_helper fuse-stall
         local mode before
-        bg "$TIMENSCTL" run --name victim --realtime +3d -- sh -c \
-                "while :; do '$HELPERS/clockprobe' --ns realtime; sleep 0.1; done" >"$BATS_TEST_TMPDIR/victim.log"
-        for ((i = 0; i < 100; i++)); do
-                (($(victim_reads) > 2)) && break
-                sleep 0.1
-        done
+        start_victim
         for mode in setns timerfd send; do
                 # The server lives 4 s after the call: the victim must go on
                 # meanwhile, and timensd must answer.
                 before=$(victim_reads)
-                "$TIMENSCTL" run --realtime +1d -- "$HELPERS/fuse-stall" "$mode" 4 "$SOCK" \
-                        >"$BATS_TEST_TMPDIR/attack.log" 2>&1 &
+                "$TIMENSCTL" run --realtime +1d -- "$HELPERS/fuse-stall" 4 "$HELPERS/cover-attack" "$mode" @FILE \
+                        "$SOCK" >"$BATS_TEST_TMPDIR/attack.log" 2>&1 &
                 sleep 2
                 run -0 timeout 2 "$TIMENSCTL" list --names
                 (($(victim_reads) > before + 5)) ||

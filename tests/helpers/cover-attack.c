@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A namespace member that points timensd at the member's own /proc
- * covers, which timensd itself serves (tests/bats/security-fuse.bats;
- * helper-43, F1): each way makes timensd touch the file, where a FUSE
- * request from timensd would wait for timensd.
+/* A namespace member that points timensd at a file of its: one of its
+ * /proc covers, which timensd itself serves (helper-43, F1: a FUSE request
+ * from timensd would wait for timensd), or a file of a FUSE server of its
+ * own (F2, under tests/helpers/fuse-stall.c): each way makes timensd touch
+ * the file (tests/bats/security-fuse.bats).
  *
  *   cover-attack mmap FILE     FILE mapped MAP_PRIVATE, its first page
  *                              given as the deadline of an absolute
@@ -24,12 +25,32 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "client.h"
+#include "timens-proto.h"
+
+/* A hello request to timensd's control socket at path, fd with it (the
+ * client library's call, as timensctl makes it): 1 if answered. */
+static long send_hello(const char *path, int fd) {
+        struct tns_request req = {.op = TNS_OP_HELLO};
+        struct tns_client *c = NULL;
+        json_object *result = NULL;
+        struct tns_proto_error e;
+        int r;
+
+        r = tns_client_connect(path, &c);
+        if (r >= 0)
+                r = tns_client_call(c, &req, &fd, 1, &result, &e);
+        json_object_put(result);
+        tns_client_free(c);
+        if (r < 0)
+                errno = -r;
+        return r < 0 ? -1 : 1;
+}
 
 int main(int argc, char *argv[]) {
         long r = -1;
@@ -57,27 +78,7 @@ int main(int argc, char *argv[]) {
 
                 r = syscall(SYS_timerfd_settime, fd, TFD_TIMER_ABSTIME, &its, NULL);
         } else if (strcmp(argv[1], "send") == 0 && argc == 4) {
-                static const char hello[] = "{\"version\":1,\"id\":1,\"op\":\"hello\"}\n";
-                struct sockaddr_un sa = {.sun_family = AF_UNIX};
-                char cbuf[CMSG_SPACE(sizeof(int))] = {0}, reply[512];
-                struct iovec iov = {(void *) hello, sizeof(hello) - 1};
-                struct msghdr m = {
-                        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-                struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-                int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-                snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[3]);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &fd, sizeof(int));
-                if (s < 0 || connect(s, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-                        perror("connect");
-                        return 2;
-                }
-                r = sendmsg(s, &m, 0);
-                if (r >= 0)
-                        r = read(s, reply, sizeof(reply));
+                r = send_hello(argv[3], fd);
         } else
                 return 2;
         e = r < 0 ? errno : 0;

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A member that runs a FUSE server of its own which never answers FLUSH,
- * and hands timensd an fd of its file (tests/bats/security-fuse.bats;
+ * and has timensd handed an fd of its file (tests/bats/security-fuse.bats;
  * helper-43, F2): a close of that fd by timensd waits until the server
  * answers or dies.
  *
- *   fuse-stall MODE SECONDS [SOCKET]
- *       MODE setns: setns(fd, 0); timerfd: timerfd_settime(fd, ABSTIME);
- *       send: the fd with a hello request to timensd's control SOCKET.
- *       The server lives SECONDS after the call came back, then exits
- *       (its connection aborts, and a FLUSH still waiting with it).
- *       Prints "MODE result=R errno=E flushes=N": N the FLUSH requests
- *       the server saw by then.
+ *   fuse-stall SECONDS PROGRAM ARGS...
+ *       Mounts the file in a mount namespace of its own, runs PROGRAM
+ *       with ARGS, "@FILE" among them replaced by the file's path (e.g.
+ *       cover-attack setns @FILE: tests/helpers/cover-attack.c), lets the
+ *       server live SECONDS, then kills it (its connection aborts, and a
+ *       FLUSH still waiting with it: PROGRAM's own at its exit too).
+ *       Prints "flushes=N" (the FLUSH requests the server saw), and exits
+ *       with PROGRAM's status.
  *
  * Needs root (a mount namespace of its own, /dev/fuse). */
 #include <errno.h>
@@ -24,14 +25,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static void reply(int fuse, uint64_t unique, int error, const void *data, size_t len) {
@@ -96,14 +93,13 @@ static int fsconfig_str(int fs, const char *key, const char *value) {
 int main(int argc, char *argv[]) {
         char file[] = "/tmp/fuse-stall.XXXXXX", num[16];
         volatile int *flushes;
-        int fuse, fs, mnt, fd, e;
+        int fuse, fs, mnt, fd, status = 0;
         unsigned seconds;
-        pid_t server;
-        long r = -1;
+        pid_t server, child;
 
         if (argc < 3)
                 return 2;
-        seconds = (unsigned) atoi(argv[2]);
+        seconds = (unsigned) atoi(argv[1]);
         flushes = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         fd = mkstemp(file);
         if (fd < 0 || flushes == MAP_FAILED)
@@ -132,45 +128,23 @@ int main(int argc, char *argv[]) {
                 return 2;
         }
         close(fuse);
-        fd = open(file, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                perror(file);
-                kill(server, SIGKILL);
-                return 2;
+        child = fork();
+        if (child == 0) {
+                for (int a = 3; a < argc; a++)
+                        if (strcmp(argv[a], "@FILE") == 0)
+                                argv[a] = file;
+                execv(argv[2], argv + 2);
+                _exit(127);
         }
-        if (strcmp(argv[1], "setns") == 0)
-                r = syscall(SYS_setns, fd, 0);
-        else if (strcmp(argv[1], "timerfd") == 0) {
-                struct itimerspec its = {.it_value = {1, 0}};
-
-                r = syscall(SYS_timerfd_settime, fd, TFD_TIMER_ABSTIME, &its, NULL);
-        } else if (strcmp(argv[1], "send") == 0 && argc == 4) {
-                static const char hello[] = "{\"version\":1,\"id\":1,\"op\":\"hello\"}\n";
-                struct sockaddr_un sa = {.sun_family = AF_UNIX};
-                char cbuf[CMSG_SPACE(sizeof(int))] = {0}, answer[512];
-                struct iovec iov = {(void *) hello, sizeof(hello) - 1};
-                struct msghdr m = {
-                        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-                struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-                int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-                snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[3]);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &fd, sizeof(int));
-                if (s >= 0 && connect(s, (struct sockaddr *) &sa, sizeof(sa)) == 0 && sendmsg(s, &m, 0) > 0)
-                        r = read(s, answer, sizeof(answer));
-        } else {
-                kill(server, SIGKILL);
-                return 2;
-        }
-        e = r < 0 ? errno : 0;
+        /* PROGRAM's own close of the file at its exit waits on the
+         * server too: it is reaped once the server is gone. */
         sleep(seconds);
-        printf("%s result=%ld errno=%d flushes=%d\n", argv[1], r, e, __atomic_load_n(flushes, __ATOMIC_SEQ_CST));
+        printf("flushes=%d\n", __atomic_load_n(flushes, __ATOMIC_SEQ_CST));
         fflush(stdout);
         kill(server, SIGKILL);
         waitpid(server, NULL, 0);
+        if (child < 0 || waitpid(child, &status, 0) < 0)
+                status = 2 << 8;
         unlink(file);
-        return 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
