@@ -295,13 +295,14 @@ static void request_clocks(const struct hook *h, struct tns_request *req) {
         memcpy(req->clocks, h->req.clocks, sizeof(req->clocks));
         if (h->req.rated) {
                 /* org.timens.faketime: rate-capable even at x1. */
-                /* faketime-dont-fake-monotonic: REALTIME's alone, the
-                 * others at 1 (rate-capable all the same). */
-                tns_request_set_rate(req, TNS_RATE_CLASSES_ALL, TNS_RATE_ONE);
-                tns_request_set_rate(req, tns_oci_rate_classes(&h->req),
-                                     h->req.rate_mult ?: (h->req.freeze ? 0 : TNS_RATE_ONE));
-                tns_request_set_freeze(req, tns_oci_rate_classes(&h->req),
-                                       h->req.freeze ? TNS_FREEZE_ON : TNS_FREEZE_KEEP);
+                uint64_t mult[TNS_CLASS_MAX];
+                int freeze[TNS_CLASS_MAX];
+
+                tns_oci_request_rates(&h->req, mult, freeze);
+                for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                        tns_request_set_rate(req, 1U << c, mult[c]);
+                        tns_request_set_freeze(req, 1U << c, freeze[c] > 0 ? TNS_FREEZE_ON : TNS_FREEZE_KEEP);
+                }
         }
 }
 

@@ -201,6 +201,10 @@ static int classes_arg(const char *opt, const char *s, size_t len, unsigned *ret
 
                 if (n > len - i)
                         n = len - i;
+                /* An empty one ("realtime,", ",,") names nothing. */
+                if (n == 0 || s[len - 1] == ',')
+                        return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
+                                             "Invalid %s: '%.*s' has an empty clock class", opt, (int) len, s);
                 if (tns_rate_classes_parse(s + i, n, &m) < 0)
                         return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
                                              "Invalid %s: '%.*s' is not a clock class: realtime or monotonic "
@@ -230,6 +234,8 @@ static int one_rate(const char *text, uint64_t *ret) {
 
 /* --rate R (every clock) or --rate CLASS=R[,CLASS=R]. */
 static int rate_arg(const char *s, unsigned *given, struct tns_request *req) {
+        if (*s && s[strlen(s) - 1] == ',')
+                return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL, "Invalid --rate '%s': it ends with a comma", s);
         if (!strchr(s, '=')) {
                 uint64_t mult;
                 int r = one_rate(s, &mult);
@@ -249,7 +255,7 @@ static int rate_arg(const char *s, unsigned *given, struct tns_request *req) {
                 unsigned mask;
                 int r;
 
-                if (eq >= n || n - eq - 1 >= sizeof(value))
+                if (eq == 0 || eq >= n || n - eq - 1 >= sizeof(value))
                         return tns_log_errno(&timensctl_log, LOG_ERR, EINVAL,
                                              "Invalid --rate '%s': expected R, or CLASS=R[,CLASS=R] with CLASS "
                                              "realtime or monotonic",

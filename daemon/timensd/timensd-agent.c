@@ -75,8 +75,8 @@ static void agent_conn_free(struct agent_conn *a) {
 /* Created with the container (ORIGIN_RUN: gone with its last process),
  * or joined when a namespace of that name is there already (containers
  * sharing org.timens.name, or a namespace made with `timensctl create`). */
-static int agent_namespace(struct manager *m, uid_t uid, const char *id, const struct tns_oci_request *req,
-                           struct tns_ns **ret, bool *ret_created, char *err) {
+static int agent_namespace(struct manager *m, uid_t uid, const struct tns_oci_state *st,
+                           const struct tns_oci_request *req, struct tns_ns **ret, bool *ret_created, char *err) {
         char own[TNS_NS_NAME_MAX + 1];
         int64_t v[TNS_CLASS_MAX] = {};
         struct timespec now;
@@ -97,12 +97,14 @@ static int agent_namespace(struct manager *m, uid_t uid, const char *id, const s
                 r = peer_may_join(m, uid, ns, err);
                 if (r < 0)
                         return r;
-                /* The container's own namespace (named after its id, no
-                 * other name asked): an exec into it (runc exec, docker
-                 * exec) joins it whatever its clocks became since (a live
-                 * set: helper-44's exec failed with ENOSYS). */
-                tns_oci_default_name(id ?: "", own);
-                if (id && strcmp(req->name, own) == 0) {
+                /* An exec (runc exec, docker exec: the container exists
+                 * already, its state is not "creating") into its own
+                 * namespace (named after its id, no other name asked)
+                 * joins it whatever its clocks became since (a live set:
+                 * helper-44's exec failed with ENOSYS). A container being
+                 * created is checked as any (helper-47). */
+                tns_oci_default_name(st->id ?: "", own);
+                if (st->id && st->status && strcmp(st->status, "creating") != 0 && strcmp(req->name, own) == 0) {
                         *ret = ns;
                         return 0;
                 }
@@ -143,12 +145,7 @@ static int agent_namespace(struct manager *m, uid_t uid, const char *id, const s
                 uint64_t mult[TNS_CLASS_MAX];
                 int freeze[TNS_CLASS_MAX];
 
-                for (int c = 0; c < TNS_CLASS_MAX; c++) {
-                        bool mine = tns_oci_rate_classes(req) & (1U << c);
-
-                        mult[c] = mine ? req->rate_mult : 0;
-                        freeze[c] = mine && req->freeze ? 1 : -1;
-                }
+                tns_oci_request_rates(req, mult, freeze);
                 (void) tns_registry_init_rate(m->registry, *ret, mult, freeze, req->clocks);
         }
         *ret_created = r >= 0;
@@ -324,7 +321,7 @@ static void agent_serve(struct agent_conn *a, json_object *msg) {
                              st.id ?: "(no id)", err);
                 goto out;
         }
-        r = agent_namespace(m, a->peer.uid, st.id, &req, &ns, &created, err);
+        r = agent_namespace(m, a->peer.uid, &st, &req, &ns, &created, err);
         if (r == -EPERM || r == -EEXIST) {
                 tns_log_full(&m->log, LOG_ERR, 0, &ctx, "Refusing the seccomp listener of container %s: %s", st.id,
                              err);

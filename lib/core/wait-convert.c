@@ -441,13 +441,19 @@ int tns_parse_proc_timers(const char *text, int id, clockid_t *ret) {
         return -ENOENT;
 }
 
-int tns_parse_timerfd_fdinfo(const char *text, clockid_t *ret) {
+int tns_parse_timerfd_fdinfo(const char *text, clockid_t *ret, int *ret_flags) {
+        const char *f = strstr(text, "\nsettime flags:");
         long long clock;
+        unsigned flags = 0;
 
-        /* timerfd_show() (fs/timerfd.c) */
+        /* timerfd_show() (fs/timerfd.c): "settime flags: 0%o". */
         if (!field(text, "clockid:", &clock))
                 return -ENOENT;
+        if (f && sscanf(f + strlen("\nsettime flags:"), " %o", &flags) != 1)
+                flags = 0;
         *ret = (clockid_t) clock;
+        if (ret_flags)
+                *ret_flags = (int) (flags & 0xffff);
         return 0;
 }
 

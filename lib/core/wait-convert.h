@@ -137,5 +137,7 @@ int tns_wait_its_to_host(const struct itimerspec *its, int64_t offset, struct it
  * ("ID: 3\n...ClockID: 1\n" per timer): 0, -ENOENT, or -EBADMSG. */
 int tns_parse_proc_timers(const char *text, int id, clockid_t *ret);
 /* The clock of a timerfd from the text of its /proc/PID/fdinfo entry
- * ("clockid: 1"): 0, -ENOENT if it is no timerfd. */
-int tns_parse_timerfd_fdinfo(const char *text, clockid_t *ret);
+ * ("clockid: 1"), and (ret_flags, if not NULL) the flags it was last set
+ * with ("settime flags: 01": TFD_TIMER_ABSTIME; 0 if absent): 0, -ENOENT
+ * if it is no timerfd. */
+int tns_parse_timerfd_fdinfo(const char *text, clockid_t *ret, int *ret_flags);

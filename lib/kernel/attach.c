@@ -406,8 +406,9 @@ static int take_listener(struct attach *a, const struct sock_fprog *prog, int *r
         /* Another thread of the process may have put a file of its own
          * at that number meanwhile: not ours to use, and not to close
          * here either (a close may wait for ever on a FUSE server the
-         * process runs: helper-43), so it is left open. */
+         * process runs: helper-43): closed on a thread of its own. */
         if (r >= 0 && tns_fd_kind(0, ours) != TNS_FD_SECCOMP) {
+                (void) tns_fd_close_detached(ours);
                 ours = -EBADF;
                 r = -EBADF;
         }

@@ -27,10 +27,34 @@ int tns_fd_kind(pid_t pid, int fd) {
 static void *closer_main(void *userdata) {
         int rfd = (int) (intptr_t) userdata, fd;
 
-        while (read(rfd, &fd, sizeof(fd)) == (ssize_t) sizeof(fd))
+        for (;;) {
+                ssize_t n = read(rfd, &fd, sizeof(fd));
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n != (ssize_t) sizeof(fd))
+                        break;
                 close(fd);
+        }
         close(rfd);
         return NULL;
+}
+
+static void *close_one(void *userdata) {
+        close((int) (intptr_t) userdata);
+        return NULL;
+}
+
+int tns_fd_close_detached(int fd) {
+        pthread_attr_t attr;
+        pthread_t thread;
+        int r;
+
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        r = -pthread_create(&thread, &attr, close_one, (void *) (intptr_t) fd);
+        pthread_attr_destroy(&attr);
+        return r;
 }
 
 int tns_fd_closer_start(int *ret_wfd) {

@@ -114,6 +114,7 @@ int tns_oci_state_parse(const char *text, size_t len, struct tns_oci_state *ret,
         if (!ret->id || !*ret->id)
                 return fail(err, -EINVAL, "the container state has no \"id\"");
         ret->bundle = string_member(st, "bundle");
+        ret->status = string_member(st, "status");
         ret->annotations = member(st, "annotations", json_type_object);
         if (ret->pid == 0) {
                 r = read_pid(st, "state", &ret->pid, err);
@@ -130,6 +131,15 @@ void tns_oci_state_done(struct tns_oci_state *s) {
 
 unsigned tns_oci_rate_classes(const struct tns_oci_request *req) {
         return req->realtime_only ? 1U << TNS_CLASS_REALTIME : (1U << TNS_CLASS_MAX) - 1;
+}
+
+void tns_oci_request_rates(const struct tns_oci_request *req, uint64_t mult[TNS_CLASS_MAX], int freeze[TNS_CLASS_MAX]) {
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                bool mine = tns_oci_rate_classes(req) & (1U << c);
+
+                mult[c] = !mine ? TNS_RATE_ONE : req->rate_mult ?: (req->freeze ? 0 : TNS_RATE_ONE);
+                freeze[c] = mine && req->freeze ? 1 : -1;
+        }
 }
 
 static int class_from_name(const char *s, size_t n) {

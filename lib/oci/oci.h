@@ -34,6 +34,7 @@
 struct tns_oci_state {
         const char *id;
         const char *bundle; /* NULL if absent */
+        const char *status; /* "creating", "created", "running"...; NULL if absent */
         pid_t pid; /* the host pid of the container's init; 0 if absent */
         json_object *annotations; /* NULL if none */
         /* The agent message only: */
@@ -70,6 +71,12 @@ struct tns_oci_request {
 /* The classes org.timens.faketime's rate and freeze apply to (bit
  * 1 << class). */
 unsigned tns_oci_rate_classes(const struct tns_oci_request *req);
+/* The rate and freeze a rated request (org.timens.faketime) gives each
+ * class, as the registry takes them: mult (0: none, a frozen one without
+ * a rate) and freeze (1, or -1 to leave it); rate 1 for the classes it
+ * leaves out (faketime-dont-fake-monotonic), so that the namespace is
+ * rate-capable whatever it asks. */
+void tns_oci_request_rates(const struct tns_oci_request *req, uint64_t mult[TNS_CLASS_MAX], int freeze[TNS_CLASS_MAX]);
 
 /* One setting of any source: key (key_len bytes, not terminated) is
  * realtime, monotonic, boottime or name; value in lib/core/offset-parse.c's
@@ -113,9 +120,8 @@ void tns_oci_default_name(const char *id, char ret[TNS_NS_NAME_MAX + 1]);
  * engines that set no annotations (docker 20.10 has no --annotation):
  * TIMENS_REALTIME, TIMENS_MONOTONIC, TIMENS_BOOTTIME, TIMENS_NAME,
  * TIMENS_FAKETIME, TIMENS_FAKETIME_DONT_FAKE_MONOTONIC, values as the
- * annotations take them. Any other TIMENS_* variable is an error
- * (a typo must not start a container with the host's clocks silently);
- */
+ * annotations take them. Any other TIMENS_* variable is an error (a
+ * typo must not start a container with the host's clocks silently). */
 #define TNS_OCI_ENV_PREFIX "TIMENS_"
 
 /* The slots of tns_oci_env.text after the clock classes. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fd-check.h"
 #include "proc-util.h"
 #include "state.h"
 #include "registry-internal.h"
@@ -351,18 +352,13 @@ int tns_registry_init_rate(struct tns_registry *r, struct tns_ns *ns, const uint
         return dates ? tns_ns_set_offsets(ns, dates, v) : 0;
 }
 
-/* The kernel names the inode of every listener alike (seccomp.c,
- * init_listener: anon_inode_getfile("seccomp notify", ...)). */
+/* A seccomp listener, by its /proc link (lib/core/fd-link.h: the kernel
+ * names every listener's inode alike, anon_inode_getfile("seccomp
+ * notify")). */
 static int check_listener_fd(int fd) {
-        char path[64], target[64];
-        ssize_t n;
+        int k = tns_fd_kind(0, fd);
 
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-        n = readlink(path, target, sizeof(target) - 1);
-        if (n < 0)
-                return negative_errno();
-        target[n] = '\0';
-        return strcmp(target, "anon_inode:seccomp notify") == 0 ? 0 : -ENOTTY;
+        return k < 0 ? k : k == TNS_FD_SECCOMP ? 0 : -ENOTTY;
 }
 
 int tns_registry_adopt(struct tns_registry *r, struct tns_ns *ns, int fd, pid_t root_pid) {

@@ -560,6 +560,12 @@ void supervisor_procfs_free(struct listener *l);
 /* Stops the FUSE thread and frees what it had left; called with the
  * lock held, which it lets go while it waits for the thread. */
 void supervisor_procfs_server_done(struct tns_supervisor *s);
+/* After a stop that was not the end (a hand-over that failed): the
+ * covers served again. */
+void supervisor_procfs_server_resume(struct tns_supervisor *s);
+/* supervisor-threads.c: the lock, as a thread other than the loop takes
+ * it (it gives the loop its turn). */
+void supervisor_lock_as_thread(struct tns_supervisor *s);
 
 /* CLOCK_MONOTONIC in ns: the daemon's own clock (latencies, deadlines). */
 static inline uint64_t supervisor_now_ns(void) {

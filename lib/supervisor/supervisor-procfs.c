@@ -103,7 +103,7 @@ struct procfs_conn {
 struct procfs_server {
         struct tns_supervisor *s;
         pthread_t thread;
-        int epoll_fd, stop_fd;
+        int epoll_fd, wake_fd; /* wake_fd: an eventfd, for a stop and for the dead list */
         bool stop; /* read by the thread: __atomic */
         pthread_mutex_t mutex; /* dead */
         struct procfs_conn *dead; /* freed by the loop, closed by the thread */
@@ -401,6 +401,10 @@ static void conn_free(struct procfs_conn *c) {
         c->next_dead = srv->dead;
         srv->dead = c;
         pthread_mutex_unlock(&srv->mutex);
+        /* Closed now, not at the next request of another connection
+         * (helper-47: a reader that entered the mount namespace of a
+         * container gone waited on a connection nobody served). */
+        (void) eventfd_write(srv->wake_fd, 1);
 }
 
 /* A request timensd made itself, faulting in a member's mapping of a
@@ -444,9 +448,12 @@ static void serve_one(struct procfs_server *srv, struct procfs_conn *c) {
          * waits for events, and supervisor_procfs_server_done() while it
          * waits for this thread, so that no request read is left
          * unanswered (its reader would wait for ever). */
-        pthread_mutex_lock(&srv->s->lock);
-        /* Under the lock the loop frees nothing: c->dead is stable. */
-        r = c->dead ? 0 : fuse_dispatch(c, &req.h, req.buf + sizeof(req.h), (size_t) n - sizeof(req.h));
+        supervisor_lock_as_thread(srv->s);
+        /* Under the lock the loop frees nothing: c->dead is stable. A
+         * request read from a connection freed meanwhile is answered
+         * still (its reader would wait until the fd closes). */
+        r = c->dead ? fuse_reply(c, req.h.unique, -ENOTCONN, NULL, 0)
+                    : fuse_dispatch(c, &req.h, req.buf + sizeof(req.h), (size_t) n - sizeof(req.h));
         if (r < 0)
                 tns_log_full(&c->l->s->log, LOG_WARNING, r, &(struct tns_log_ctx){.pid = (pid_t) req.h.pid},
                              "Failed to answer a read of /proc/%s, ignoring: %m", procfs_names[c->file]);
@@ -479,8 +486,12 @@ static void *srv_main(void *userdata) {
                         struct procfs_conn *c = ev[i].data.ptr;
                         bool gone;
 
-                        if (!c)
-                                continue; /* stop_fd */
+                        if (!c) {
+                                eventfd_t v;
+
+                                (void) eventfd_read(srv->wake_fd, &v); /* a stop, or the dead list */
+                                continue;
+                        }
                         pthread_mutex_lock(&srv->mutex);
                         gone = c->dead;
                         pthread_mutex_unlock(&srv->mutex);
@@ -500,13 +511,13 @@ static struct procfs_server *srv_get(struct tns_supervisor *s) {
                 return NULL;
         srv->s = s;
         srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-        srv->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        srv->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         pthread_mutex_init(&srv->mutex, NULL);
-        if (srv->epoll_fd < 0 || srv->stop_fd < 0 ||
-            epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, srv->stop_fd, &(struct epoll_event){.events = EPOLLIN}) < 0 ||
+        if (srv->epoll_fd < 0 || srv->wake_fd < 0 ||
+            epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, srv->wake_fd, &(struct epoll_event){.events = EPOLLIN}) < 0 ||
             pthread_create(&srv->thread, NULL, srv_main, srv) != 0) {
                 safe_close(srv->epoll_fd);
-                safe_close(srv->stop_fd);
+                safe_close(srv->wake_fd);
                 pthread_mutex_destroy(&srv->mutex);
                 free(srv);
                 return NULL;
@@ -521,7 +532,7 @@ void supervisor_procfs_server_done(struct tns_supervisor *s) {
         if (!srv)
                 return;
         __atomic_store_n(&srv->stop, true, __ATOMIC_RELEASE);
-        (void) eventfd_write(srv->stop_fd, 1);
+        (void) eventfd_write(srv->wake_fd, 1);
         /* The lock, ours, let go meanwhile: the request it holds is
          * answered; what it has not read stays for a successor. */
         pthread_mutex_unlock(&s->lock);
@@ -534,10 +545,29 @@ void supervisor_procfs_server_done(struct tns_supervisor *s) {
                 srv->dead = next;
         }
         safe_close(srv->epoll_fd);
-        safe_close(srv->stop_fd);
+        safe_close(srv->wake_fd);
         pthread_mutex_destroy(&srv->mutex);
         free(srv);
         s->procfs_srv = NULL;
+}
+
+static int srv_add(struct procfs_server *srv, struct procfs_conn *c) {
+        return RET_NERRNO(epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, c->fd,
+                                    &(struct epoll_event){.events = EPOLLIN, .data.ptr = c}));
+}
+
+void supervisor_procfs_server_resume(struct tns_supervisor *s) {
+        struct procfs_server *srv;
+
+        if (s->procfs_srv)
+                return;
+        for (struct listener *l = s->listeners; l; l = l->next)
+                for (struct procfs_conn *c = l->procfs; c; c = c->next) {
+                        srv = srv_get(s);
+                        if (!srv || srv_add(srv, c) < 0)
+                                tns_log_full(&s->log, LOG_WARNING, 0, NULL,
+                                             "Failed to serve a /proc cover again after a stop: its readers wait");
+                }
 }
 
 /* ---------------------------------------------------------------- mounts */
@@ -700,9 +730,8 @@ static int conn_add(struct listener *l, enum procfs_file file, uint64_t serial, 
         c->file = file;
         c->serial = serial;
         c->fd = TAKE_FD(owned);
-        if (epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, c->fd, &(struct epoll_event){.events = EPOLLIN, .data.ptr = c}) <
-            0) {
-                r = negative_errno();
+        r = srv_add(srv, c);
+        if (r < 0) {
                 owned = TAKE_FD(c->fd);
                 return r;
         }

@@ -184,7 +184,7 @@ static int on_deferred(sd_event_source *src, int fd, uint32_t revents, void *use
  * thread that finds the loop waiting for the lock gives way once (a
  * spin would burn the CPU the holder needs: with a hundred busy
  * listeners it took most of one). */
-static void lock_as_thread(struct tns_supervisor *s) {
+void supervisor_lock_as_thread(struct tns_supervisor *s) {
         if (__atomic_load_n(&s->loop_waiting, __ATOMIC_ACQUIRE))
                 sched_yield();
         __atomic_add_fetch(&s->threads_waiting, 1, __ATOMIC_ACQ_REL);
@@ -255,7 +255,7 @@ static void *receive_thread(void *userdata) {
                                 break;
                         continue;
                 }
-                lock_as_thread(s);
+                supervisor_lock_as_thread(s);
                 if (r < 0) {
                         if (!logged)
                                 tns_log_errno(&s->log, LOG_ERR, r,
@@ -494,10 +494,15 @@ void supervisor_threads_sleep(struct tns_supervisor *s, const struct timespec *t
  * it went. */
 void tns_supervisor_stop_threads(struct tns_supervisor *s) {
         supervisor_threads_stop_all(s);
+        /* The FUSE thread too: a request it read and could not answer
+         * before a hand-over's exit would leave its reader waiting for
+         * good, on a connection the successor serves (helper-47). */
+        supervisor_procfs_server_done(s);
         serve_deferred(s);
 }
 
 void tns_supervisor_start_threads(struct tns_supervisor *s) {
+        supervisor_procfs_server_resume(s);
         for (struct listener *l = s->listeners; l; l = l->next)
                 (void) supervisor_thread_start(l);
 }

@@ -147,13 +147,13 @@ static int timer_clock(pid_t tid, int id, clockid_t *ret) {
         return r < 0 ? r : tns_parse_proc_timers(buf, id, ret);
 }
 
-static int fd_timer_clock(int fd, clockid_t *ret) {
+static int fd_timer_clock(int fd, clockid_t *ret, int *ret_flags) {
         char path[64], buf[1024];
         int r;
 
         snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
         r = (int) tns_read_text(path, buf, sizeof(buf));
-        return r < 0 ? r : tns_parse_timerfd_fdinfo(buf, ret);
+        return r < 0 ? r : tns_parse_timerfd_fdinfo(buf, ret, ret_flags);
 }
 
 /* The caller's fd, in our fd table. A thread pidfd first: a thread may
@@ -251,17 +251,19 @@ static int wait_rate_class(int c, bool relative) {
 /* The caller's timerfd (its args[0]) in *ret_fd and its clock's class:
  * 0, -ESRCH if the caller is gone, or another -errno for a call the
  * kernel answers (EBADF, EINVAL: its own). */
-static int target_timerfd(struct listener *l, const struct seccomp_notif *req, int *ret_fd, int *ret_class) {
+static int target_timerfd(struct listener *l, const struct seccomp_notif *req, int *ret_fd, int *ret_class,
+                          bool *ret_abs) {
         _cleanup_close_ int fd = target_fd(l, req, (int) req->data.args[0], TNS_FD_TIMERFD);
         clockid_t clock;
-        int c;
+        int c, flags = 0;
 
         if (fd < 0)
                 return fd;
-        if (fd_timer_clock(fd, &clock) < 0 || (c = tns_wait_clock_class(clock)) < 0)
+        if (fd_timer_clock(fd, &clock, &flags) < 0 || (c = tns_wait_clock_class(clock)) < 0)
                 return -EINVAL;
         *ret_fd = TAKE_FD(fd);
         *ret_class = c;
+        *ret_abs = flags & TFD_TIMER_ABSTIME;
         return 0;
 }
 
@@ -278,16 +280,18 @@ static int timer_to_ns(const struct tns_ns *ns, int c, struct itimerspec *its) {
 int64_t supervisor_timerfd_gettime(struct listener *l, const struct seccomp_notif *req, struct tns_ns *ns) {
         _cleanup_close_ int fd = -EBADF;
         struct itimerspec cur;
+        bool abs;
         int c, r;
 
         if (!tns_ns_rated(ns))
                 return TNS_REPLY_CONTINUE;
-        r = target_timerfd(l, req, &fd, &c);
+        r = target_timerfd(l, req, &fd, &c, &abs);
         if (r < 0)
                 return r == -ESRCH ? r : TNS_REPLY_CONTINUE;
         if (timerfd_gettime(fd, &cur) < 0)
                 return negative_errno();
-        if (timer_to_ns(ns, c, &cur) < 0)
+        /* Left of a relative timer: MONOTONIC's time (helper-47). */
+        if (timer_to_ns(ns, wait_rate_class(c, !abs), &cur) < 0)
                 return TNS_REPLY_CONTINUE;
         return write_target(l, req, req->data.args[1], &cur, sizeof(cur));
 }
@@ -301,19 +305,19 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
         _cleanup_close_ int fd = -EBADF;
         struct itimerspec conv, old;
         int flags = (int) req->data.args[1], c, r;
+        bool old_abs;
         int64_t off;
 
         if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
                 return TNS_REPLY_CONTINUE;
-        r = target_timerfd(l, req, &fd, &c);
+        r = target_timerfd(l, req, &fd, &c, &old_abs);
         if (r < 0)
                 return r == -ESRCH ? r : TNS_REPLY_CONTINUE;
         if (tns_ns_rated(ns)) {
                 /* A rated namespace's clocks (the kernel's offsets of a
                  * nested kernel namespace are not added under a rate: see
                  * docs/design/kernel-timens.md). */
-                c = wait_rate_class(c, spec->relative);
-                if (convert(ns, c, spec, in, &conv, NULL) < 0)
+                if (convert(ns, wait_rate_class(c, spec->relative), spec, in, &conv, NULL) < 0)
                         return TNS_REPLY_CONTINUE;
         } else {
                 /* Run here, in our own kernel time namespace: the caller's
@@ -327,8 +331,9 @@ static int64_t timerfd_on_behalf(struct listener *l, const struct seccomp_notif 
         if (timerfd_settime(fd, flags, &conv, &old) < 0)
                 return negative_errno();
         l->s->stats.waits_converted++;
-        /* What was left of the timer, a duration: the namespace's. */
-        if (tns_ns_rated(ns) && timer_to_ns(ns, c, &old) < 0)
+        /* What was left of the timer, a duration: the namespace's, at the
+         * rate of the class it ran on as it was set before (helper-47). */
+        if (tns_ns_rated(ns) && timer_to_ns(ns, wait_rate_class(c, !old_abs), &old) < 0)
                 old = (struct itimerspec){};
         /* Set, then EFAULT: as the kernel's copy_to_user. */
         return req->data.args[3] != 0 ? write_target(l, req, req->data.args[3], &old, sizeof(old)) : 0;

@@ -260,3 +260,52 @@ os.waitpid(pid, 0)
         host=$(host_uptime_sec)
         ((outer >= host + 1000 - 2 && outer <= host + 1000)) || fail "outer: $outer, host $host"
 }
+
+# timensd's FUSE fds of a cover, open now.
+fuse_fds() {
+        find "/proc/$DAEMON_PID/fd" -lname /dev/fuse 2>/dev/null | wc -l
+}
+
+# The covers are served on a thread of their own (security-fuse.bats says
+# why). Its connections go with their namespace: closed at once, not at
+# the next request of another (helper-47: left open, and a reader that
+# had entered that mount namespace waited on them for good).
+@test "timensd: a namespace's cover connections are closed when it ends" {
+        requires_timensd
+        [ -c /dev/fuse ] || skip "no /dev/fuse: no covers"
+        local before i
+        start_daemon
+        before=$(fuse_fds)
+        run -0 "$TIMENSCTL" run --boottime 1000 -- cat /proc/uptime
+        for ((i = 0; i < 100; i++)); do
+                (($(fuse_fds) == before)) && break
+                sleep 0.05
+        done
+        (($(fuse_fds) == before)) || fail "$(fuse_fds) /dev/fuse fds open, $before before"
+}
+
+# A hand-over (SIGUSR2) stops the FUSE thread first: a request it had read
+# and not answered died with it, and its reader waited for good on the
+# connection the successor holds (helper-47: 4 readers of 4, in 10).
+@test "timensd: hand-overs while /proc/uptime and /proc/stat are read in a loop leave no reader waiting" {
+        requires_timensd
+        [ -c /dev/fuse ] || skip "no /dev/fuse: no covers"
+        local out i
+        start_daemon
+        out="$DAEMON_DIR/readers"
+        # shellcheck disable=SC2016 # the reader's shell expands them
+        bg "$TIMENSCTL" run --boottime 1000 -- sh -c '
+                for r in 1 2 3 4; do
+                        (n=0; while [ $n -lt 400 ]; do cat /proc/uptime /proc/stat >/dev/null; n=$((n + 1)); done; echo ended) &
+                done
+                wait' >"$out"
+        for ((i = 0; i < 5; i++)); do
+                sleep 0.3
+                handover_daemon
+        done
+        for ((i = 0; i < 600; i++)); do
+                [ "$(grep -c ended "$out")" = 4 ] && break
+                sleep 0.1
+        done
+        [ "$(grep -c ended "$out")" = 4 ] || fail "$(grep -c ended "$out") of 4 readers ended"
+}

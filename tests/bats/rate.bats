@@ -254,6 +254,20 @@ check_read_rate() {
         ((e >= 280 && e <= 800)) || fail "a 300 ms sleep took $e ms when frozen"
 }
 
+# With a rate of REALTIME's own, what a timer has left is at the rate of
+# the class it runs on: a relative timer on CLOCK_MONOTONIC's (as the
+# kernel runs it), an absolute one on its clock's (helper-47: 19.6 s of
+# 10 read back, and 4.8).
+@test "per class: a CLOCK_REALTIME timerfd's time left, set relative or absolute, at realtime x2" {
+        local v
+        run -0 --separate-stderr tns run --rate realtime=2 -- "$HELPERS/rateprobe" old timerfd-rt-get
+        v=$(field value "$output")
+        ((v >= 9850 && v <= 9950)) || fail "relative: $v ms left of 10 s after 100 ms ($output)"
+        run -0 --separate-stderr tns run --rate realtime=2 -- "$HELPERS/rateprobe" old timerfd-rtabs-get
+        v=$(field value "$output")
+        ((v >= 9700 && v <= 9850)) || fail "absolute: $v ms left of 10 s after 100 ms at x2 ($output)"
+}
+
 # Per class (the issue: "per clock class"): the date stands while
 # MONOTONIC runs, so the runtimes that wait until MONOTONIC reaches a
 # deadline (Go's timers, Java's sleeps, Python's timed queue waits: for

@@ -72,6 +72,7 @@ static void fuzz_waits(enum tns_sys sys, const uint64_t args[6], const int64_t o
         struct itimerspec its, out;
         char text[MEM_SIZE + 1];
         clockid_t c;
+        int flags;
 
         if (tns_wait_classify(sys, args, &spec) == 0 && (spec.arg > 5 || spec.clock_class >= TNS_CLASS_MAX ||
                                                          (spec.clock_class < 0 && spec.kind != TNS_WAIT_ITIMERSPEC)))
@@ -89,7 +90,7 @@ static void fuzz_waits(enum tns_sys sys, const uint64_t args[6], const int64_t o
         memcpy(text, in->mem, MEM_SIZE);
         text[MEM_SIZE] = 0;
         (void) tns_parse_proc_timers(text, (int) args[0], &c);
-        (void) tns_parse_timerfd_fdinfo(text, &c);
+        (void) tns_parse_timerfd_fdinfo(text, &c, &flags);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -21,7 +21,10 @@
  *                              interval=I", ms); KIND timerfd-get,
  *                              timer-get, itimer-get: what
  *                              timerfd_gettime, timer_gettime, getitimer
- *                              read instead
+ *                              read instead; timerfd-rt-get and
+ *                              timerfd-rtabs-get: a CLOCK_REALTIME
+ *                              timerfd set relative, or absolute 10 s
+ *                              ahead
  *     rateprobe alarm-left S   alarm(S), then alarm(0) after 100 ms (the
  *                              namespace's): prints what the second
  *                              returned ("left=N")
@@ -44,6 +47,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,12 +259,24 @@ int main(int argc, char *argv[]) {
                                                                               : timer_settime(t, 0, &zero, &old);
                                 }
                         } else {
-                                int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+                                /* timerfd-rt-get: CLOCK_REALTIME, relative;
+                                 * timerfd-rtabs-get: CLOCK_REALTIME, 10 s
+                                 * from now, absolute. */
+                                bool rt = strncmp(argv[2], "timerfd-rt", 10) == 0;
+                                bool abs = strcmp(argv[2], "timerfd-rtabs-get") == 0;
+                                int fd = timerfd_create(rt ? CLOCK_REALTIME : CLOCK_MONOTONIC, 0);
 
-                                if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL) == 0) {
+                                if (abs) {
+                                        struct timespec now;
+
+                                        syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
+                                        its.it_value.tv_sec += now.tv_sec;
+                                        its.it_value.tv_nsec = now.tv_nsec;
+                                }
+                                if (fd >= 0 && timerfd_settime(fd, abs ? TFD_TIMER_ABSTIME : 0, &its, NULL) == 0) {
                                         nanosleep(&pause_ts, NULL);
-                                        r = strcmp(argv[2], "timerfd-get") == 0 ? timerfd_gettime(fd, &old)
-                                                                                : timerfd_settime(fd, 0, &zero, &old);
+                                        r = strstr(argv[2], "-get") ? timerfd_gettime(fd, &old)
+                                                                    : timerfd_settime(fd, 0, &zero, &old);
                                 }
                         }
                         if (r == 0) {

@@ -239,6 +239,26 @@ TEST(annotation_realtime_and_faketime) {
         json_object_put(b);
 }
 
+/* What a rated request gives each class: faketime's rate or freeze, or
+ * REALTIME's alone and rate 1 for the others. */
+TEST(request_rates) {
+        struct tns_oci_request req = {.rated = true, .rate_mult = 2 * TNS_RATE_ONE};
+        uint64_t mult[TNS_CLASS_MAX];
+        int freeze[TNS_CLASS_MAX];
+
+        tns_oci_request_rates(&req, mult, freeze);
+        for (int c = 0; c < TNS_CLASS_MAX; c++) {
+                EXPECT_EQ(mult[c], 2 * TNS_RATE_ONE);
+                EXPECT_EQ(freeze[c], -1);
+        }
+        req = (struct tns_oci_request){.rated = true, .freeze = true, .realtime_only = true};
+        tns_oci_request_rates(&req, mult, freeze);
+        EXPECT_EQ(mult[TNS_CLASS_REALTIME], 0);
+        EXPECT_EQ(freeze[TNS_CLASS_REALTIME], 1);
+        EXPECT_EQ(mult[TNS_CLASS_MONOTONIC], TNS_RATE_ONE);
+        EXPECT_EQ(freeze[TNS_CLASS_BOOTTIME], -1);
+}
+
 /* faketime-dont-fake-monotonic: the join check wants faketime's rate for
  * REALTIME and 1 for the others. */
 TEST(join_check_realtime_only) {

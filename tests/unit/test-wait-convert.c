@@ -3,6 +3,7 @@
  * kernel's timens_ktime_to_host() (kernel/time/namespace.c) and the futex
  * syscall's futex_init_timeout() (kernel/futex/syscalls.c). */
 #include <errno.h>
+#include <sys/timerfd.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <time.h>
@@ -180,12 +181,18 @@ TEST(proc_timers) {
 TEST(timerfd_fdinfo) {
         clockid_t c;
 
+        int flags = -1;
+
         ASSERT_EQ(tns_parse_timerfd_fdinfo("pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1057\nclockid: 7\n"
                                            "ticks: 0\nsettime flags: 01\n",
-                                           &c),
+                                           &c, &flags),
                   0);
         EXPECT_EQ(c, CLOCK_BOOTTIME);
-        EXPECT_EQ(tns_parse_timerfd_fdinfo("pos:\t0\nflags:\t02\n", &c), -ENOENT);
+        EXPECT_EQ(flags, TFD_TIMER_ABSTIME);
+        ASSERT_EQ(tns_parse_timerfd_fdinfo("clockid: 0\nticks: 0\nsettime flags: 00\n", &c, &flags), 0);
+        EXPECT_EQ(flags, 0);
+        ASSERT_EQ(tns_parse_timerfd_fdinfo("clockid: 0\n", &c, NULL), 0); /* an older kernel: none */
+        EXPECT_EQ(tns_parse_timerfd_fdinfo("pos:\t0\nflags:\t02\n", &c, &flags), -ENOENT);
 }
 
 /* Rated namespaces (issue 18): relative waits, and what they become. */
