@@ -566,6 +566,8 @@ void supervisor_procfs_server_resume(struct tns_supervisor *s);
 /* supervisor-threads.c: the lock, as a thread other than the loop takes
  * it (it gives the loop its turn). */
 void supervisor_lock_as_thread(struct tns_supervisor *s);
+/* The same, for at most ms milliseconds: false if not taken by then. */
+bool supervisor_lock_as_thread_within(struct tns_supervisor *s, unsigned ms);
 
 /* CLOCK_MONOTONIC in ns: the daemon's own clock (latencies, deadlines). */
 static inline uint64_t supervisor_now_ns(void) {

@@ -117,6 +117,8 @@ struct procfs_server {
  * (FUSE_MIN_READ_BUFFER; fs/fuse/dev.c). */
 #define PROCFS_REQ_MAX 8192
 #define PROCFS_MAX_WRITE 4096
+/* How long a read of a cover waits for the engine's lock (serve_one()). */
+#define PROCFS_LOCK_WAIT_MS 2000
 
 /* The offsets of pid's kernel time namespace (supervisor-kns.c), added to
  * what ns gives it; that namespace's inode goes to *ret_kns_ino. */
@@ -448,7 +450,17 @@ static void serve_one(struct procfs_server *srv, struct procfs_conn *c) {
          * waits for events, and supervisor_procfs_server_done() while it
          * waits for this thread, so that no request read is left
          * unanswered (its reader would wait for ever). */
-        supervisor_lock_as_thread(srv->s);
+        /* The loop may be held for good by what the reader's own process
+         * does (helper-46: one thread of a member faulted on a mapping of
+         * /proc/uptime, holding its mmap lock, while the loop
+         * single-stepped an mmap of its other thread, which waited for
+         * that lock): after PROCFS_LOCK_WAIT_MS the read fails with EIO,
+         * which ends that chain, rather than wait with it. The loop
+         * never holds the lock that long otherwise. */
+        if (!supervisor_lock_as_thread_within(srv->s, PROCFS_LOCK_WAIT_MS)) {
+                (void) fuse_reply(c, req.h.unique, -EIO, NULL, 0);
+                return;
+        }
         /* Under the lock the loop frees nothing: c->dead is stable. A
          * request read from a connection freed meanwhile is answered
          * still (its reader would wait until the fd closes). */

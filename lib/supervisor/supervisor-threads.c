@@ -193,6 +193,28 @@ void supervisor_lock_as_thread(struct tns_supervisor *s) {
         __atomic_add_fetch(&s->thread_turns, 1, __ATOMIC_ACQ_REL);
 }
 
+bool supervisor_lock_as_thread_within(struct tns_supervisor *s, unsigned ms) {
+        struct timespec until;
+        int r;
+
+        if (__atomic_load_n(&s->loop_waiting, __ATOMIC_ACQUIRE))
+                sched_yield();
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += ms / 1000;
+        until.tv_nsec += (long) (ms % 1000) * 1000000;
+        if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+        }
+        __atomic_add_fetch(&s->threads_waiting, 1, __ATOMIC_ACQ_REL);
+        r = pthread_mutex_timedlock(&s->lock, &until);
+        __atomic_sub_fetch(&s->threads_waiting, 1, __ATOMIC_ACQ_REL);
+        if (r != 0)
+                return false;
+        __atomic_add_fetch(&s->thread_turns, 1, __ATOMIC_ACQ_REL);
+        return true;
+}
+
 static void lock_as_loop(struct tns_supervisor *s) {
         __atomic_store_n(&s->loop_waiting, true, __ATOMIC_RELEASE);
         pthread_mutex_lock(&s->lock);
