@@ -175,6 +175,11 @@ struct tns_wait_page_cache {
          * tail while its page is not found yet (0: none), which is not
          * sent it again (its mmap failed). */
         pid_t tail_tid;
+        /* wait_pages only: no page can be mapped in it by the tail, and it
+         * has other threads: its waits run unconverted (map_page()'s
+         * single steps would wait for its mmap lock, which another of its
+         * threads may hold for as long as a fault of its takes). */
+        bool no_steps;
         uint64_t addr;
         /* wait_pages only: its other wait pages, 0 where none. Threads
          * held at once before their process had one map one each (the

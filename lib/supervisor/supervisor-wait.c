@@ -407,6 +407,7 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
         int r;
 
         const pid_t tail_tid = c->tgid == tgid ? c->tail_tid : 0;
+        const bool no_steps = c->tgid == tgid && c->no_steps;
 
         if (c->tgid == tgid && c->addr == WAIT_PAGE_NONE) {
                 *ret = 0;
@@ -428,6 +429,7 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
         *ret = r > 0 ? pages[0] : 0;
         *c = (struct tns_wait_page_cache){.tgid = tgid,
                                           .tail_tid = *ret ? 0 : tail_tid,
+                                          .no_steps = !*ret && no_steps,
                                           .addr = *ret ? *ret : WAIT_PAGE_NONE,
                                           .more = {pages[1], pages[2], pages[3]}};
         return 0;
@@ -687,6 +689,12 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                 if (r < 0)
                         return TNS_REPLY_CONTINUE;
         }
+        if (!spec.via_fd && page == 0) {
+                const struct tns_wait_page_cache *wc = &l->s->wait_pages[(unsigned) st.tgid % TNS_WAIT_PAGE_CACHE];
+
+                if (wc->tgid == st.tgid && wc->no_steps)
+                        return TNS_REPLY_CONTINUE; /* on_interrupt_stop() says why */
+        }
         if (recovered)
                 l->s->wait_page_by_tid[(unsigned) req->pid % TNS_WAIT_PAGE_CACHE] =
                         (struct tns_wait_page_cache){.tgid = (pid_t) req->pid, .addr = page};
@@ -919,6 +927,12 @@ static bool same_call(const struct wait_trace *w, const struct user_regs_struct 
         return true;
 }
 
+static bool single_threaded(pid_t tgid) {
+        struct tns_proc_status st;
+
+        return tns_proc_status(tgid, &st) == 0 && st.threads == 1;
+}
+
 static void on_interrupt_stop(struct wait_trace *w) {
         struct user_regs_struct regs;
         int r;
@@ -933,6 +947,21 @@ static void on_interrupt_stop(struct wait_trace *w) {
                         w->s->stats.wait_pages_tail++;
                         log_wait(w->s, w->tid, w->nr, LOG_DEBUG, 0,
                                  "Sent the wait tail, the program maps its wait page");
+                        return release(w, NULL, 0);
+                }
+                /* The single steps wait for the process's mmap lock: only
+                 * where no other thread of its can hold it (helper-46: one
+                 * faulted on its own mapping of /proc/uptime while the
+                 * loop waited for the step). Else its waits run as they
+                 * are: it made the tail impossible (its vDSO gone). */
+                if (!single_threaded(w->tgid)) {
+                        struct tns_wait_page_cache *c = &w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE];
+
+                        if (c->tgid == w->tgid)
+                                c->no_steps = true;
+                        log_wait(w->s, w->tid, w->nr, LOG_DEBUG, 0,
+                                 "No wait page for a thread of a process of several without our tail: its waits "
+                                 "run unconverted");
                         return release(w, NULL, 0);
                 }
                 r = map_page(w, &regs);
