@@ -689,11 +689,17 @@ void tns_request_done(struct tns_request *r) {
         r->name = NULL;
 }
 
+/* Whether the request gives some class a rate, or a freeze. */
+static bool any_rate(const struct tns_request *r) {
+        return r->rate_mult[0] || r->rate_mult[1] || r->rate_mult[2];
+}
+
+static bool any_freeze(const struct tns_request *r) {
+        return r->freeze[0] != TNS_FREEZE_KEEP || r->freeze[1] != TNS_FREEZE_KEEP || r->freeze[2] != TNS_FREEZE_KEEP;
+}
+
 bool tns_request_has_rate(const struct tns_request *r) {
-        for (int c = 0; c < TNS_CLASS_MAX; c++)
-                if (r->rate_mult[c] || r->freeze[c] != TNS_FREEZE_KEEP)
-                        return true;
-        return false;
+        return any_rate(r) || any_freeze(r);
 }
 
 void tns_request_set_rate(struct tns_request *r, unsigned mask, uint64_t mult) {
@@ -796,11 +802,9 @@ static int params_to_json(const struct tns_request *r, json_object *p) {
                 k = add_int64(p, "pid", r->pid);
         if (k >= 0 && r->shared && (d->allowed & PARAM_SHARED))
                 k = add_bool(p, "shared", true);
-        if (k >= 0 && (r->rate_mult[0] || r->rate_mult[1] || r->rate_mult[2]) && (d->allowed & PARAM_RATE))
+        if (k >= 0 && any_rate(r) && (d->allowed & PARAM_RATE))
                 k = add_object(p, "rate", rate_param_to_json(r));
-        if (k >= 0 &&
-            (r->freeze[0] != TNS_FREEZE_KEEP || r->freeze[1] != TNS_FREEZE_KEEP || r->freeze[2] != TNS_FREEZE_KEEP) &&
-            (d->allowed & PARAM_FREEZE))
+        if (k >= 0 && any_freeze(r) && (d->allowed & PARAM_FREEZE))
                 k = add_object(p, "freeze", freeze_param_to_json(r));
         if (k >= 0 && r->no_tree && (d->allowed & PARAM_TREE))
                 k = add_bool(p, "tree", false);

@@ -40,6 +40,7 @@ int tns_rate_parse(const char *s, uint64_t *ret_mult);
  * name's first len bytes; -EINVAL for anything else ("boottime" too: it
  * runs with MONOTONIC). */
 #define TNS_RATE_CLASSES_ALL 7U
+_Static_assert(TNS_RATE_CLASSES_ALL == (1U << TNS_CLASS_MAX) - 1, "every class");
 int tns_rate_classes_parse(const char *name, size_t len, unsigned *ret_mask);
 
 /* The rate as a short decimal ("2", "0.5", "0.0166667"); "frozen" for 0.

@@ -211,21 +211,16 @@ int tns_wait_classify_rated(enum tns_sys sys, const uint64_t args[6], struct tns
                 s.kind = TNS_WAIT_INT_MS;
                 break;
         case TNS_SYS_SETITIMER:
-                if ((int) args[0] != 0 /* ITIMER_REAL */)
-                        return -ENOENT;
-                s.arg = 1;
-                s.kind = TNS_WAIT_ITIMERVAL;
-                break;
-        case TNS_SYS_ALARM:
-                s.arg = 0;
-                s.kind = TNS_WAIT_INT_SEC;
-                break;
         case TNS_SYS_GETITIMER:
                 if ((int) args[0] != 0 /* ITIMER_REAL */)
                         return -ENOENT;
                 s.arg = 1;
                 s.kind = TNS_WAIT_ITIMERVAL;
-                s.readback = true;
+                s.readback = sys == TNS_SYS_GETITIMER;
+                break;
+        case TNS_SYS_ALARM:
+                s.arg = 0;
+                s.kind = TNS_WAIT_INT_SEC;
                 break;
         case TNS_SYS_TIMER_GETTIME:
                 s.arg = 1;

@@ -45,21 +45,25 @@ static void *close_one(void *userdata) {
         return NULL;
 }
 
-int tns_fd_close_detached(int fd) {
+/* Detached: it may never come back (a close stuck for good); it frees
+ * what is its own. */
+static int start_detached(void *(*fn)(void *), int fd) {
         pthread_attr_t attr;
         pthread_t thread;
         int r;
 
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        r = -pthread_create(&thread, &attr, close_one, (void *) (intptr_t) fd);
+        r = -pthread_create(&thread, &attr, fn, (void *) (intptr_t) fd);
         pthread_attr_destroy(&attr);
         return r;
 }
 
+int tns_fd_close_detached(int fd) {
+        return start_detached(close_one, fd);
+}
+
 int tns_fd_closer_start(int *ret_wfd) {
-        pthread_attr_t attr;
-        pthread_t thread;
         int p[2], r;
 
         if (pipe2(p, O_CLOEXEC) < 0)
@@ -70,11 +74,7 @@ int tns_fd_closer_start(int *ret_wfd) {
                 r = negative_errno();
                 goto fail;
         }
-        /* Detached: it may never come back; it frees what is its own. */
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        r = -pthread_create(&thread, &attr, closer_main, (void *) (intptr_t) p[0]);
-        pthread_attr_destroy(&attr);
+        r = start_detached(closer_main, p[0]);
         if (r < 0)
                 goto fail;
         *ret_wfd = p[1];

@@ -531,40 +531,45 @@ static void host_mono_boot(bool faster, int64_t *ret_mono, int64_t *ret_boot) {
         }
 }
 
+/* The rate class c runs at once mult and freeze apply (as
+ * tns_ns_set_rates() takes them), and in *ret_run the one it runs at
+ * when not frozen. */
+static uint64_t rate_after(const struct tns_ns *ns, int c, uint64_t mult, int freeze, uint64_t *ret_run) {
+        uint64_t run = mult ? mult : ns->run_mult[c] ? ns->run_mult[c] : TNS_RATE_ONE;
+
+        *ret_run = run;
+        return freeze > 0 ? 0 : freeze == 0 ? run : ns->rate[c].mult == 0 ? 0 : run;
+}
+
 int tns_ns_set_rates(struct tns_ns *ns, const uint64_t mult[TNS_CLASS_MAX], const int freeze[TNS_CLASS_MAX]) {
         int64_t hosts[TNS_CLASS_MAX] = {};
-        bool rated = false, faster = false;
+        bool rated = false, faster;
         const int mono = TNS_CLASS_MONOTONIC;
+        uint64_t run;
 
         if (ns->parent)
                 return -EOPNOTSUPP;
         hold_pages(ns);
-        /* Whether MONOTONIC speeds up (BOOTTIME, at its rate, with it):
-         * its two hosts are then read a margin early. */
-        if (mult[mono] || freeze[mono] >= 0) {
-                uint64_t old = ns->rated ? ns->rate[mono].mult : TNS_RATE_ONE;
-                uint64_t run =
-                        mult[mono] ? mult[mono] : (ns->rated && ns->run_mult[mono] ? ns->run_mult[mono] : TNS_RATE_ONE);
-
-                faster = (freeze[mono] > 0 ? 0 : freeze[mono] == 0 ? run : (old == 0 ? 0 : run)) > old;
-        }
-        host_mono_boot(faster, &hosts[TNS_CLASS_MONOTONIC], &hosts[TNS_CLASS_BOOTTIME]);
-        hosts[TNS_CLASS_REALTIME] = host_now(TNS_CLASS_REALTIME);
         /* A first rate: every class starts as the identity, at rate 1. */
         if (!ns->rated)
                 for (int c = 0; c < TNS_CLASS_MAX; c++) {
                         ns->rate[c] = (struct tns_rate_map){.mult = TNS_RATE_ONE};
                         ns->run_mult[c] = TNS_RATE_ONE;
                 }
+        /* Whether MONOTONIC speeds up (BOOTTIME, at its rate, with it):
+         * its two hosts are then read a margin early. */
+        faster = (mult[mono] || freeze[mono] >= 0) &&
+                 rate_after(ns, mono, mult[mono], freeze[mono], &run) > ns->rate[mono].mult;
+        host_mono_boot(faster, &hosts[TNS_CLASS_MONOTONIC], &hosts[TNS_CLASS_BOOTTIME]);
+        hosts[TNS_CLASS_REALTIME] = host_now(TNS_CLASS_REALTIME);
         for (int c = 0; c < TNS_CLASS_MAX; c++) {
                 struct tns_rate_map *m = &ns->rate[c];
-                uint64_t run, now_mult;
+                uint64_t now_mult;
                 int64_t host;
 
                 if (!mult[c] && freeze[c] < 0)
                         continue; /* untouched */
-                run = mult[c] ? mult[c] : (ns->run_mult[c] ? ns->run_mult[c] : TNS_RATE_ONE);
-                now_mult = freeze[c] > 0 ? 0 : freeze[c] == 0 ? run : (m->mult == 0 ? 0 : run);
+                now_mult = rate_after(ns, c, mult[c], freeze[c], &run);
                 host = hosts[c];
                 if (now_mult > m->mult)
                         host -= RATE_ANCHOR_MARGIN_NS;

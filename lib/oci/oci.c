@@ -8,6 +8,7 @@
 #include "clocks.h"
 #include "faketime.h"
 #include "oci.h"
+#include "rate.h"
 #include "time-util.h"
 
 static void json_tokener_freep(json_tokener **t) {
@@ -130,7 +131,7 @@ void tns_oci_state_done(struct tns_oci_state *s) {
 }
 
 unsigned tns_oci_rate_classes(const struct tns_oci_request *req) {
-        return req->realtime_only ? 1U << TNS_CLASS_REALTIME : (1U << TNS_CLASS_MAX) - 1;
+        return req->realtime_only ? 1U << TNS_CLASS_REALTIME : TNS_RATE_CLASSES_ALL;
 }
 
 void tns_oci_request_rates(const struct tns_oci_request *req, uint64_t mult[TNS_CLASS_MAX], int freeze[TNS_CLASS_MAX]) {

@@ -386,6 +386,16 @@ static void conn_destroy(struct procfs_conn *c) {
         free(c);
 }
 
+/* A dead list (procfs_server.dead), each freed. */
+static void conns_destroy(struct procfs_conn *dead) {
+        while (dead) {
+                struct procfs_conn *next = dead->next_dead;
+
+                conn_destroy(dead);
+                dead = next;
+        }
+}
+
 /* The loop's end of a connection. With the thread running, it may hold
  * c from an epoll batch: c goes to the thread's dead list, freed at its
  * next turn (supervisor lock held here, never taken under srv->mutex). */
@@ -446,17 +456,16 @@ static void serve_one(struct procfs_server *srv, struct procfs_conn *c) {
                 (void) fuse_reply(c, req.h.unique, -EIO, NULL, 0);
                 return;
         }
-        /* As a receive thread takes it: the loop lets it go while it
-         * waits for events, and supervisor_procfs_server_done() while it
-         * waits for this thread, so that no request read is left
-         * unanswered (its reader would wait for ever). */
-        /* The loop may be held for good by what the reader's own process
-         * does (helper-46: one thread of a member faulted on a mapping of
-         * /proc/uptime, holding its mmap lock, while the loop
-         * single-stepped an mmap of its other thread, which waited for
-         * that lock): after PROCFS_LOCK_WAIT_MS the read fails with EIO,
-         * which ends that chain, rather than wait with it. The loop
-         * never holds the lock that long otherwise. */
+        /* The lock, as a receive thread takes it: the loop lets it go
+         * while it waits for events, and supervisor_procfs_server_done()
+         * while it waits for this thread, so that no request read is left
+         * unanswered (its reader would wait for ever). At most
+         * PROCFS_LOCK_WAIT_MS, then the read fails with EIO: the loop
+         * held by what the reader's own process does (helper-46: a thread
+         * of it faulted on its mapping of /proc/uptime, holding its mmap
+         * lock, while the loop single-stepped an mmap of its other
+         * thread) is let go rather than waited with. The loop never holds
+         * the lock that long otherwise. */
         if (!supervisor_lock_as_thread_within(srv->s, PROCFS_LOCK_WAIT_MS)) {
                 (void) fuse_reply(c, req.h.unique, -EIO, NULL, 0);
                 return;
@@ -485,12 +494,7 @@ static void *srv_main(void *userdata) {
                 pthread_mutex_lock(&srv->mutex);
                 dead = TAKE_PTR(srv->dead);
                 pthread_mutex_unlock(&srv->mutex);
-                while (dead) {
-                        struct procfs_conn *next = dead->next_dead;
-
-                        conn_destroy(dead);
-                        dead = next;
-                }
+                conns_destroy(dead);
                 if (__atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE))
                         return NULL;
                 n = epoll_wait(srv->epoll_fd, ev, (int) ELEMENTSOF(ev), -1);
@@ -550,12 +554,7 @@ void supervisor_procfs_server_done(struct tns_supervisor *s) {
         pthread_mutex_unlock(&s->lock);
         pthread_join(srv->thread, NULL);
         pthread_mutex_lock(&s->lock);
-        while (srv->dead) {
-                struct procfs_conn *next = srv->dead->next_dead;
-
-                conn_destroy(srv->dead);
-                srv->dead = next;
-        }
+        conns_destroy(TAKE_PTR(srv->dead));
         safe_close(srv->epoll_fd);
         safe_close(srv->wake_fd);
         pthread_mutex_destroy(&srv->mutex);

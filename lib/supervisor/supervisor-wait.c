@@ -112,6 +112,16 @@ static void log_wait(struct tns_supervisor *s, pid_t tid, int nr, int level, int
 
 /* Target memory, trusted only if the notification is still valid after
  * the read (the pid may have been reused). */
+static int read_target(const struct listener *l, const struct seccomp_notif *req, uint64_t addr, void *buf,
+                       size_t len) {
+        struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
+        ssize_t n = process_vm_readv(req->pid, &local, 1, &remote, 1, 0);
+
+        if (supervisor_id_valid(l->fd, req->id) < 0)
+                return -ESRCH;
+        return n == (ssize_t) len ? 0 : -EFAULT;
+}
+
 /* buf into the caller's memory at addr, once its notification is known
  * to be still its (a pid reused meanwhile would be a stranger's). */
 static int write_target(const struct listener *l, const struct seccomp_notif *req, uint64_t addr, const void *buf,
@@ -123,14 +133,10 @@ static int write_target(const struct listener *l, const struct seccomp_notif *re
         return process_vm_writev(req->pid, &local, 1, &remote, 1, 0) == (ssize_t) len ? 0 : -EFAULT;
 }
 
-static int read_target(const struct listener *l, const struct seccomp_notif *req, uint64_t addr, void *buf,
-                       size_t len) {
-        struct iovec local = {buf, len}, remote = {(void *) (uintptr_t) addr, len};
-        ssize_t n = process_vm_readv(req->pid, &local, 1, &remote, 1, 0);
-
-        if (supervisor_id_valid(l->fd, req->id) < 0)
-                return -ESRCH;
-        return n == (ssize_t) len ? 0 : -EFAULT;
+/* What is known of process tgid's wait pages (one entry per slot of the
+ * cache, taken by whichever process maps to it last). */
+static struct tns_wait_page_cache *page_cache(struct tns_supervisor *s, pid_t tgid) {
+        return &s->wait_pages[(unsigned) tgid % TNS_WAIT_PAGE_CACHE];
 }
 
 /* The clock of the caller's POSIX timer: not an argument, so from
@@ -401,7 +407,7 @@ static int slot_alloc(struct tns_supervisor *s, pid_t tgid) {
 #define WAIT_PAGE_NONE UINT64_MAX
 
 static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid_t tgid, uint64_t *ret) {
-        struct tns_wait_page_cache *c = &l->s->wait_pages[(unsigned) tgid % TNS_WAIT_PAGE_CACHE];
+        struct tns_wait_page_cache *c = page_cache(l->s, tgid);
         uint64_t pages[1 + ELEMENTSOF(c->more)] = {};
         char magic[16];
         int r;
@@ -437,8 +443,8 @@ static int wait_page_of(struct listener *l, const struct seccomp_notif *req, pid
 
 /* Whether ptr is in a wait page of process tgid: page (its own, 0 if
  * none) or another one wait_page_of() found. */
-static bool in_wait_pages(const struct tns_supervisor *s, pid_t tgid, uint64_t page, uint64_t ptr) {
-        const struct tns_wait_page_cache *c = &s->wait_pages[(unsigned) tgid % TNS_WAIT_PAGE_CACHE];
+static bool in_wait_pages(struct tns_supervisor *s, pid_t tgid, uint64_t page, uint64_t ptr) {
+        const struct tns_wait_page_cache *c = page_cache(s, tgid);
 
         if (page && ptr >= page && ptr - page < TNS_WAIT_PAGE_SIZE)
                 return true;
@@ -690,7 +696,7 @@ int64_t supervisor_wait(struct listener *l, const struct seccomp_notif *req, str
                         return TNS_REPLY_CONTINUE;
         }
         if (!spec.via_fd && page == 0) {
-                const struct tns_wait_page_cache *wc = &l->s->wait_pages[(unsigned) st.tgid % TNS_WAIT_PAGE_CACHE];
+                const struct tns_wait_page_cache *wc = page_cache(l->s, st.tgid);
 
                 if (wc->tgid == st.tgid && wc->no_steps)
                         return TNS_REPLY_CONTINUE; /* on_interrupt_stop() says why */
@@ -819,7 +825,7 @@ static void release(struct wait_trace *w, struct user_regs_struct *regs, int sig
  * map_page() then. */
 static int map_page_by_tail(struct wait_trace *w, const struct user_regs_struct *regs) {
         const struct tns_vdso_host *h = supervisor_vdso(w->s);
-        struct tns_wait_page_cache *c = &w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE];
+        struct tns_wait_page_cache *c = page_cache(w->s, w->tgid);
         int r;
 
         if (!h || (c->tgid == w->tgid && c->tail_tid == w->tid))
@@ -861,8 +867,7 @@ static int map_page(struct wait_trace *w, const struct user_regs_struct *regs) {
         w->page = (uint64_t) x;
         w->s->stats.wait_pages_stepped++;
         w->target_fd = -EBADF;
-        w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE] =
-                (struct tns_wait_page_cache){.tgid = w->tgid, .addr = w->page};
+        *page_cache(w->s, w->tgid) = (struct tns_wait_page_cache){.tgid = w->tgid, .addr = w->page};
         memset(w->s->wait_page_by_tid, 0, sizeof(w->s->wait_page_by_tid));
         return 0;
 }
@@ -955,7 +960,7 @@ static void on_interrupt_stop(struct wait_trace *w) {
                  * loop waited for the step). Else its waits run as they
                  * are: it made the tail impossible (its vDSO gone). */
                 if (!single_threaded(w->tgid)) {
-                        struct tns_wait_page_cache *c = &w->s->wait_pages[(unsigned) w->tgid % TNS_WAIT_PAGE_CACHE];
+                        struct tns_wait_page_cache *c = page_cache(w->s, w->tgid);
 
                         if (c->tgid == w->tgid)
                                 c->no_steps = true;
